@@ -1,0 +1,316 @@
+package publisher
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wpqueue/wpqueue/wpclient"
+)
+
+// Now: 2026-11-29 23:00 UTC; the next 07:00 UTC slot is Nov 30 07:00.
+var runNow = utc("2026-11-29T23:00:00Z")
+
+const slot1 = "2026-11-30T07:00:00"
+const slot2 = "2026-12-01T07:00:00"
+
+func runPub(ahead int) *Publisher {
+	return &Publisher{Rules: Rules{Schedule: Schedule{Location: time.UTC, Times: clocks("07:00"), Ahead: ahead, Lead: 15 * time.Minute}}}
+}
+
+func planAndApply(t *testing.T, p *Publisher, f *fakeSite) (Result, error) {
+	t.Helper()
+	plan, err := p.Plan(context.Background(), f, runNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Apply(context.Background(), f, plan)
+}
+
+func TestApplySchedulesThenNothingToDo(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"), draft(5, "b"))
+	p := runPub(1)
+	res, err := planAndApply(t, p, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"list [future publish private]", "list [draft]", "schedule 4 " + slot1, "list [future publish private]"}
+	if diff := cmp.Diff(want, f.calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
+	}
+	if len(res.Outcomes) != 1 || res.Outcomes[0].Kind != Scheduled || res.Outcomes[0].Post.ID != 4 {
+		t.Fatalf("outcomes = %+v", res.Outcomes)
+	}
+	if got := f.posts[4]; got.Status != wpclient.StatusFuture || got.DateGMT.Format(wpclient.DateLayout) != slot1 {
+		t.Errorf("post 4 = %+v", got)
+	}
+	if f.posts[5].Status != wpclient.StatusDraft {
+		t.Error("post 5 touched")
+	}
+
+	// Again: one read, nothing to do.
+	f.calls = nil
+	res, err = planAndApply(t, p, f)
+	if err != nil || len(res.Outcomes) != 0 {
+		t.Fatalf("second run: %v %+v", err, res.Outcomes)
+	}
+	if diff := cmp.Diff([]string{"list [future publish private]"}, f.calls); diff != "" {
+		t.Errorf("second run calls:\n%s", diff)
+	}
+	if res.Plan.Slots[0].Holders[0].ID != 4 {
+		t.Errorf("slot holder = %+v", res.Plan.Slots[0].Holders)
+	}
+}
+
+func TestApplyAheadFillsInQueueOrder(t *testing.T) {
+	f := newFake(runNow, draft(9, "c"), draft(7, "a"), draft(8, "b"))
+	res, err := planAndApply(t, runPub(2), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Outcomes) != 2 || res.Outcomes[0].Post.ID != 7 || res.Outcomes[1].Post.ID != 8 {
+		t.Fatalf("outcomes = %+v", res.Outcomes)
+	}
+	if f.posts[7].DateGMT.Format(wpclient.DateLayout) != slot1 || f.posts[8].DateGMT.Format(wpclient.DateLayout) != slot2 {
+		t.Errorf("posts = %+v %+v", f.posts[7], f.posts[8])
+	}
+	// one verification read for both slots
+	if n := strings.Count(strings.Join(f.calls, "\n"), "list [future publish private]"); n != 2 {
+		t.Errorf("holder reads = %d, want 2 (plan + verify): %v", n, f.calls)
+	}
+}
+
+func TestApplyPublishedAtOnceIsVerifyErrorAndStops(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"), draft(5, "b"))
+	f.onSchedule = func(f *fakeSite, _ int, id int, at time.Time) (wpclient.Post, error) {
+		p := f.apply(id, at)
+		p.Status = wpclient.StatusPublish // a plugin published it at once
+		f.posts[id] = p
+		return p, nil
+	}
+	res, err := planAndApply(t, runPub(2), f)
+	var ve *VerifyError
+	if !errors.As(err, &ve) || !errors.Is(err, ErrVerify) || ve.PostID != 4 {
+		t.Fatalf("err = %v, want VerifyError for post 4", err)
+	}
+	if !strings.Contains(err.Error(), `status "publish"`) || !strings.Contains(err.Error(), "no further change") {
+		t.Errorf("message = %q", err)
+	}
+	if res.Outcomes[0].Kind != Failed || res.Outcomes[1].Kind != NotRun {
+		t.Errorf("outcomes = %+v", res.Outcomes)
+	}
+	if f.schedule != 1 || slices.ContainsFunc(f.calls, func(c string) bool { return strings.HasPrefix(c, "draft") }) {
+		t.Errorf("further writes after a verify failure: %v", f.calls)
+	}
+}
+
+func TestApplyLostAnswerReReadsAndDoesNotResend(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"))
+	f.onSchedule = func(f *fakeSite, _ int, id int, at time.Time) (wpclient.Post, error) {
+		f.apply(id, at) // the site applied it ...
+		return wpclient.Post{}, io.ErrUnexpectedEOF // ... and the answer was lost
+	}
+	res, err := planAndApply(t, runPub(1), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.schedule != 1 || !slices.Contains(f.calls, "get 4") {
+		t.Errorf("calls = %v", f.calls)
+	}
+	if o := res.Outcomes[0]; o.Kind != Scheduled || o.Retried {
+		t.Errorf("outcome = %+v", o)
+	}
+}
+
+func TestApplyFailedWriteRetriesSameIDOnce(t *testing.T) {
+	for _, failures := range []int{1, 2} {
+		f := newFake(runNow, draft(4, "a"), draft(5, "b"))
+		f.onSchedule = func(f *fakeSite, n int, id int, at time.Time) (wpclient.Post, error) {
+			if n <= failures {
+				return wpclient.Post{}, &wpclient.UnavailableError{Method: "POST", Status: 503, Tries: 1, Write: true}
+			}
+			return f.apply(id, at), nil
+		}
+		res, err := planAndApply(t, runPub(1), f)
+		var sched []string
+		for _, c := range f.calls {
+			if strings.HasPrefix(c, "schedule") {
+				sched = append(sched, c)
+			}
+		}
+		if diff := cmp.Diff([]string{"schedule 4 " + slot1, "schedule 4 " + slot1}, sched); diff != "" {
+			t.Errorf("failures=%d: writes (-want +got):\n%s", failures, diff)
+		}
+		switch failures {
+		case 1:
+			if err != nil || res.Outcomes[0].Kind != Scheduled || !res.Outcomes[0].Retried {
+				t.Errorf("one failure: err=%v outcome=%+v", err, res.Outcomes[0])
+			}
+		case 2:
+			if err == nil || res.Outcomes[0].Kind != Failed || !errors.Is(err, wpclient.ErrUnavailable) {
+				t.Errorf("two failures: err=%v outcome=%+v", err, res.Outcomes[0])
+			}
+		}
+		if f.posts[5].Status != wpclient.StatusDraft {
+			t.Error("another draft was touched")
+		}
+	}
+}
+
+func TestApplyDefiniteRefusalsAreNotReRead(t *testing.T) {
+	for name, werr := range map[string]error{
+		"credentials": &wpclient.CredentialsError{Method: "POST", Status: 401, Code: "rest_cannot_edit"},
+		"redirect":    &wpclient.RedirectError{Method: "POST", Status: 301, Location: "https://example.test/"},
+		"read-only":   wpclient.ErrReadOnly,
+		"400":         &wpclient.APIError{Method: "POST", Status: 400, Code: "rest_invalid_param"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFake(runNow, draft(4, "a"))
+			f.onSchedule = func(*fakeSite, int, int, time.Time) (wpclient.Post, error) { return wpclient.Post{}, werr }
+			_, err := planAndApply(t, runPub(1), f)
+			if !errors.Is(err, werr) {
+				t.Errorf("err = %v", err)
+			}
+			if f.schedule != 1 || slices.Contains(f.calls, "get 4") {
+				t.Errorf("calls = %v", f.calls)
+			}
+		})
+	}
+}
+
+func TestApplyPostChangedOutsideIsVerifyError(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"))
+	f.onSchedule = func(f *fakeSite, _ int, id int, at time.Time) (wpclient.Post, error) {
+		p := f.posts[id]
+		p.Status = wpclient.StatusPublish // someone published it by hand meanwhile
+		f.posts[id] = p
+		return wpclient.Post{}, io.EOF
+	}
+	_, err := planAndApply(t, runPub(1), f)
+	if !errors.Is(err, ErrVerify) || f.schedule != 1 {
+		t.Errorf("err = %v, writes = %d", err, f.schedule)
+	}
+}
+
+func TestApplyYieldsToAPostItNeverSawQueued(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"), draft(5, "b"))
+	orig := f.posts[4].Date
+	f.afterWrite = func(f *fakeSite) {
+		// Another machine scheduled post 99 (not in our queue) into the slot.
+		f.posts[99] = at(draft(99, "other"), wpclient.StatusFuture, slot1+"Z")
+	}
+	res, err := planAndApply(t, runPub(1), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := res.Outcomes[0]
+	if o.Kind != Yielded || o.Winner == nil || o.Winner.ID != 99 {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if !slices.Contains(f.calls, "draft 4 "+orig) {
+		t.Errorf("post 4 not given back at its former date: %v", f.calls)
+	}
+	if f.posts[99].Status != wpclient.StatusFuture || f.posts[5].Status != wpclient.StatusDraft {
+		t.Error("touched a post this run did not write")
+	}
+}
+
+func TestApplyKeepsOursAgainstALaterQueuedPost(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"), draft(5, "b"))
+	f.afterWrite = func(f *fakeSite) {
+		// A run that read the queue before ours left it put post 5 (later
+		// in queue order) into the same slot; it will yield.
+		if f.posts[5].Status == wpclient.StatusDraft {
+			f.posts[5] = at(f.posts[5], wpclient.StatusFuture, slot1+"Z")
+		}
+	}
+	res, err := planAndApply(t, runPub(1), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := res.Outcomes[0]; o.Kind != Scheduled || o.Post.ID != 4 {
+		t.Fatalf("outcome = %+v", o)
+	}
+	if slices.ContainsFunc(f.calls, func(c string) bool { return strings.HasPrefix(c, "draft") }) {
+		t.Errorf("gave back a post: %v", f.calls)
+	}
+}
+
+// TestTwoRunsConverge plays two runs whose reads and writes interleave in
+// the worst order, both ways round: exactly one post holds the slot after
+// both finish.
+func TestTwoRunsConverge(t *testing.T) {
+	for _, aFirst := range []bool{true, false} {
+		f := newFake(runNow, draft(4, "a"), draft(5, "b"))
+		pa, pb := runPub(1), runPub(1)
+		ctx := context.Background()
+		// A reads everything; A writes 4; B reads (slot before A's write
+		// is impossible to show with one fake, so B reads the queue after
+		// it): B sees 5 first and writes it.
+		planA, err := pa.Plan(ctx, f, runNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held, _ := f.ListPosts(ctx, holderQuery(Slots(runNow, pb.Rules.Schedule)))
+		if _, err := f.SchedulePost(ctx, 4, planA.Slots[0].Slot.At); err != nil {
+			t.Fatal(err)
+		}
+		queue, _ := f.ListPosts(ctx, wpclient.ListQuery{Statuses: []wpclient.Status{wpclient.StatusDraft}})
+		planB := Decide(runNow, pb.Rules, append(held, queue...))
+		if planB.Slots[0].Draft == nil || planB.Slots[0].Draft.ID != 5 {
+			t.Fatalf("B's plan = %v", summary(planB))
+		}
+		f.schedule = 0
+		resA := Result{Plan: planA, Outcomes: []Outcome{{Assignment: planA.Assignments()[0], Kind: Scheduled, Post: f.posts[4]}}}
+		if _, err := f.SchedulePost(ctx, 5, planB.Slots[0].Slot.At); err != nil {
+			t.Fatal(err)
+		}
+		resB := Result{Plan: planB, Outcomes: []Outcome{{Assignment: planB.Assignments()[0], Kind: Scheduled, Post: f.posts[5]}}}
+		if aFirst {
+			_ = pa.verify(ctx, f, &resA)
+			_ = pb.verify(ctx, f, &resB)
+		} else {
+			_ = pb.verify(ctx, f, &resB)
+			_ = pa.verify(ctx, f, &resA)
+		}
+		if resA.Outcomes[0].Kind != Scheduled || resB.Outcomes[0].Kind != Yielded {
+			t.Errorf("aFirst=%v: A %s, B %s", aFirst, resA.Outcomes[0].Kind, resB.Outcomes[0].Kind)
+		}
+		final := Decide(runNow, pa.Rules, []wpclient.Post{f.posts[4], f.posts[5]})
+		if h := final.Slots[0].Holders; len(h) != 1 || h[0].ID != 4 {
+			t.Errorf("aFirst=%v: holders after both runs = %v", aFirst, ids(h))
+		}
+	}
+}
+
+func TestApplyCachedVerificationIsLoud(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"))
+	f.frozen = map[int]wpclient.Post{4: f.posts[4]} // reads come from a stale cache
+	res, err := planAndApply(t, runPub(1), f)
+	if !errors.Is(err, ErrVerify) || !strings.Contains(err.Error(), "cached") {
+		t.Fatalf("err = %v", err)
+	}
+	if f.schedule != 1 || res.Outcomes[0].Kind != Failed {
+		t.Errorf("writes = %d, outcome = %+v", f.schedule, res.Outcomes[0])
+	}
+}
+
+func TestApplyStopsOnCancel(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"), draft(5, "b"))
+	p := runPub(2)
+	plan, err := p.Plan(context.Background(), f, runNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.afterWrite = func(*fakeSite) { cancel() }
+	res, err := p.Apply(ctx, f, plan)
+	if !errors.Is(err, context.Canceled) || f.schedule != 1 || res.Outcomes[1].Kind != NotRun {
+		t.Errorf("err=%v writes=%d outcomes=%+v", err, f.schedule, res.Outcomes)
+	}
+}
