@@ -112,7 +112,7 @@ func TestApplyPublishedAtOnceIsVerifyErrorAndStops(t *testing.T) {
 func TestApplyLostAnswerReReadsAndDoesNotResend(t *testing.T) {
 	f := newFake(runNow, draft(4, "a"))
 	f.onSchedule = func(f *fakeSite, _ int, id int, at time.Time) (wpclient.Post, error) {
-		f.apply(id, at) // the site applied it ...
+		f.apply(id, at)                             // the site applied it ...
 		return wpclient.Post{}, io.ErrUnexpectedEOF // ... and the answer was lost
 	}
 	res, err := planAndApply(t, runPub(1), f)
