@@ -17,7 +17,7 @@ func TestLoadMinimal(t *testing.T) {
 	cfg := mustLoad(t, LoadOptions{Path: testdata("minimal.yaml")})
 	want := &Config{
 		File: testdata("minimal.yaml"),
-		Log:  Log{Level: slog.LevelInfo, Format: "text"},
+		Log:  Log{Level: slog.LevelWarn, Format: "text"},
 		Sites: []Site{{
 			Name:     "default",
 			Site:     SiteAccess{URL: "https://example.com", Username: "editor", Timeout: 30 * time.Second},

@@ -43,7 +43,7 @@
 //	lock.path                  lock file path                "" (per-user)      --lock-path
 //	alerts.low_queue           int >= 0                      3                  --alerts-low-queue
 //	alerts.empty_within        duration >= 0                 12h                --alerts-empty-within
-//	log.level                  debug, info, warn or error    info               --log-level
+//	log.level                  debug, info, warn or error    warn               --log-level
 //	log.format                 text or json                  text               --log-format
 //	log.file                   path; JSON lines appended     ""                 --log-file
 //

@@ -52,7 +52,7 @@ var keyDefs = []keyDef{
 	{key: "lock.path", kind: kindString, def: "", usage: "lock file path; empty = a per-user default"},
 	{key: "alerts.low_queue", kind: kindInt, def: 3, usage: "warn when this many queued posts or fewer remain"},
 	{key: "alerts.empty_within", kind: kindDuration, def: 12 * time.Hour, usage: "warn when the queue runs dry within this time"},
-	{key: "log.level", kind: kindString, def: "info", topOnly: true, usage: "log level: debug, info, warn or error"},
+	{key: "log.level", kind: kindString, def: "warn", topOnly: true, usage: "log level on stderr: debug, info, warn or error"},
 	{key: "log.format", kind: kindString, def: "text", topOnly: true, usage: "log format: text or json"},
 	{key: "log.file", kind: kindString, def: "", topOnly: true, usage: "append JSON log lines to this file"},
 }

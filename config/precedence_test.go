@@ -148,7 +148,7 @@ func precCases(t *testing.T, dir string) []precCase {
 			file: layerValue{"24h", 24 * time.Hour},
 			env:  layerValue{"1h30m", 90 * time.Minute},
 			flag: lv("0s", time.Duration(0)), multi: true},
-		{key: "log.level", get: logf(func(l Log) any { return l.Level }), def: slog.LevelInfo,
+		{key: "log.level", get: logf(func(l Log) any { return l.Level }), def: slog.LevelWarn,
 			file: layerValue{"debug", slog.LevelDebug},
 			env:  layerValue{"warn", slog.LevelWarn},
 			flag: lv("error", slog.LevelError)},

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// print writes one site's report in the chosen format. JSON output is one
+// object per site, one per line (JSON Lines). Errors also go to stderr in
+// both formats, so cron mail and journald show them.
+func (a *app) print(r *siteReport, i, n int) error {
+	if r.Error != "" {
+		prefix := "wpqueue: "
+		if n > 1 {
+			prefix += r.Site + ": "
+		}
+		fmt.Fprintf(a.streams.Err, "%s%s\n", prefix, r.Error)
+	}
+	if a.output == "json" {
+		b, err := json.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = a.streams.Out.Write(append(b, '\n'))
+		return err
+	}
+	w := a.streams.Out
+	if n > 1 {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "== %s (%s)\n", r.Site, r.URL)
+	}
+	if r.loc == nil { // failed before the zone was known
+		return nil
+	}
+	if r.Command == "status" {
+		return r.writeStatus(w)
+	}
+	return r.writePublish(w)
+}
+
+func (r *siteReport) writePublish(w io.Writer) error {
+	if r.DryRun {
+		fmt.Fprintln(w, "dry run: nothing is written")
+	}
+	for _, s := range r.Slots {
+		slot := r.when(s.At)
+		switch s.State {
+		case stateFilled:
+			fmt.Fprintf(w, "nothing to do: slot %s holds %s\n", slot, postRef(s.Post, true))
+		case stateScheduled:
+			fmt.Fprintf(w, "scheduled %s for %s\n", postRef(s.Post, false), slot)
+		case statePlanned:
+			verb := "would schedule"
+			if !r.DryRun {
+				verb = "planned"
+			}
+			fmt.Fprintf(w, "%s %s for %s\n", verb, postRef(s.Post, false), slot)
+		case stateEmpty:
+			fmt.Fprintf(w, "slot %s stays empty: no publishable draft is queued\n", slot)
+		case stateYielded:
+			fmt.Fprintf(w, "slot %s was filled meanwhile by %s (another run); %s went back to draft\n", slot, postRef(s.Winner, true), postRef(s.Post, false))
+		case stateFailed:
+			fmt.Fprintf(w, "FAILED to schedule %s for %s\n", postRef(s.Post, false), slot)
+		case stateNotRun:
+			fmt.Fprintf(w, "not attempted: %s for %s (an earlier step failed)\n", postRef(s.Post, false), slot)
+		}
+	}
+	for _, m := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", m)
+	}
+	return nil
+}
+
+func (r *siteReport) writeStatus(w io.Writer) error {
+	src := map[string]string{
+		"schedule.timezone": "from schedule.timezone",
+		"timezone_string":   "the site's timezone_string",
+		"gmt_offset":        "the site's gmt_offset",
+	}[r.TimezoneSource]
+	fmt.Fprintf(w, "site      %s (%s)\n", r.Site, r.URL)
+	fmt.Fprintf(w, "timezone  %s (%s)\n", r.Timezone, src)
+	fmt.Fprintf(w, "now       %s\n", r.when(r.Now))
+	fmt.Fprintln(w, "\nupcoming slots")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, s := range r.Slots {
+		local := s.At.In(r.loc).Format("Mon 2006-01-02 15:04 MST")
+		utc := s.At.UTC().Format("2006-01-02 15:04") + " UTC"
+		switch s.State {
+		case stateFilled:
+			fmt.Fprintf(tw, "  %s\t%s\t#%d\t%q\t%s\n", local, utc, s.Post.ID, s.Post.Title, s.Post.Status)
+			for _, h := range s.Holders[min(1, len(s.Holders)):] {
+				fmt.Fprintf(tw, "  \t\t#%d\t%q\t%s (second post in this slot)\n", h.ID, h.Title, h.Status)
+			}
+		case statePlanned:
+			fmt.Fprintf(tw, "  %s\t%s\tempty\t\tnext run schedules #%d %q\n", local, utc, s.Post.ID, s.Post.Title)
+		default:
+			fmt.Fprintf(tw, "  %s\t%s\tempty\t\tno publishable draft queued\n", local, utc)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if r.Queue != nil {
+		fmt.Fprintf(w, "\nqueue (%d publishable after the planned slots)\n", len(r.Queue))
+		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for i, q := range r.Queue {
+			if i == 10 {
+				fmt.Fprintf(tw, "  … %d more\n", len(r.Queue)-10)
+				break
+			}
+			fmt.Fprintf(tw, "  #%d\t%q\t%s\n", q.ID, q.Title, q.Status)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w, "\nwarnings")
+		for _, m := range r.Warnings {
+			fmt.Fprintf(w, "  %s\n", m)
+		}
+	}
+	return nil
+}
+
+// postRef renders `post #4 "Title"`, with the status when withStatus.
+func postRef(p *postView, withStatus bool) string {
+	if p == nil {
+		return "a post"
+	}
+	s := fmt.Sprintf("post #%d %q", p.ID, p.Title)
+	if withStatus {
+		s += " (" + p.Status + ")"
+	}
+	return s
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wpqueue/wpqueue/config"
+)
+
+type publishOptions struct {
+	dryRun bool
+	wait   time.Duration
+}
+
+func (a *app) newPublishCmd() *cobra.Command {
+	var o publishOptions
+	cmd := &cobra.Command{
+		Use:   "publish",
+		Short: "Schedule the next queued draft into each empty upcoming slot",
+		Long: `publish fills the upcoming slots of each site: it takes the site's lock
+(without waiting unless --wait), reads which upcoming slots already hold a
+scheduled, published or private post, schedules the first queued draft into
+each empty slot (status future at the slot's date_gmt; nothing else about
+the post changes) and verifies from the site that each slot now holds
+exactly one post.
+
+Run it as often as you like: when the slots are filled it does nothing.
+
+--dry-run reads the site and prints the plan. It takes no lock, and its
+HTTP client refuses to send anything but GET.
+
+` + exitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runSites(cmd.Context(), "publish", func(ctx context.Context, s config.Site, log *slog.Logger) *siteReport {
+				return a.publishSite(ctx, s, o, log)
+			})
+		},
+	}
+	cmd.Flags().BoolVarP(&o.dryRun, "dry-run", "n", false, "print the plan; write nothing and take no lock")
+	cmd.Flags().DurationVar(&o.wait, "wait", 0, "wait up to this long for another run to release the site's lock (default: do not wait)")
+	cmd.Flags().DurationVar(&a.timeout, "timeout", 5*time.Minute, "give up a run that takes longer than this")
+	return cmd
+}
+
+func (a *app) publishSite(ctx context.Context, s config.Site, o publishOptions, log *slog.Logger) (rep *siteReport) {
+	rep = newReport(s, "publish", o.dryRun)
+	if !o.dryRun {
+		lk, err := lockSite(ctx, s, o.wait, log)
+		if err != nil {
+			return rep.fail(err)
+		}
+		defer func() {
+			if err := lk.Release(); err != nil {
+				log.Warn("releasing the lock", "path", lk.Path(), "err", err)
+			}
+		}()
+	}
+	env, err := a.openSite(ctx, s, o.dryRun, log)
+	if err != nil {
+		return rep.fail(err)
+	}
+	defer func() { rep.Requests = env.client.Requests() }()
+	rep.setZone(env)
+	plan, err := env.pub.Plan(ctx, env.client, a.now())
+	if err != nil {
+		return rep.fail(err)
+	}
+	rep.fromPlan(plan, s.Alerts.LowQueue)
+	if !o.dryRun && len(plan.Assignments()) > 0 {
+		res, err := env.pub.Apply(ctx, env.client, plan)
+		rep.fromResult(res)
+		if err != nil {
+			return rep.fail(err)
+		}
+	}
+	if n := len(plan.Empty()); n > 0 {
+		return rep.fail(&noDraftError{empty: n})
+	}
+	return rep
+}
+
+// fail records err as the site's outcome.
+func (r *siteReport) fail(err error) *siteReport {
+	r.Error = err.Error()
+	r.ExitCode = exitCode(err)
+	return r
+}
+
+// runSites runs fn for every selected site, prints the reports and returns
+// the combined exit status.
+func (a *app) runSites(ctx context.Context, command string, fn func(context.Context, config.Site, *slog.Logger) *siteReport) error {
+	cfg, sites, err := a.load()
+	if err != nil {
+		return err
+	}
+	log, closeLog, err := a.logger(cfg)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	defer closeLog()
+	ctx, cancel := a.withTimeout(ctx)
+	defer cancel()
+
+	code := exitOK
+	for i, s := range sites {
+		rep := fn(ctx, s, log.With("site", s.Name))
+		if rep.Error != "" && ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled) {
+			// The run deadline, not the site, ended it.
+			rep.Error = fmt.Sprintf("%v (%s)", context.Cause(ctx), rep.Error)
+			rep.ExitCode = exitError
+		}
+		if errors.Is(ctx.Err(), context.Canceled) && rep.ExitCode != exitOK {
+			rep.ExitCode = exitInterrupted
+		}
+		if err := a.print(rep, i, len(sites)); err != nil {
+			return err
+		}
+		code = worse(code, rep.ExitCode)
+	}
+	if code != exitOK {
+		return &exitStatus{code}
+	}
+	return nil
+}
