@@ -136,14 +136,17 @@ func (c *Client) once(ctx context.Context, r request) (*answer, error) {
 	if r.body != nil {
 		req.SetHeader("Content-Type", "application/json; charset=utf-8").SetBody(r.body)
 	}
+	t0 := c.now()
 	resp, err := req.Execute(r.method, u)
 	if resp != nil && resp.RawResponse != nil {
 		defer resp.RawResponse.Body.Close()
 	}
 	if err != nil {
+		c.log.Debug("http", "method", r.method, "url", c.scrub(u), "err", c.scrub(err.Error()), "elapsed", c.now().Sub(t0))
 		return nil, c.transportError(ctx, r, err)
 	}
 	raw := resp.RawResponse
+	c.log.Debug("http", "method", r.method, "url", c.scrub(u), "status", raw.StatusCode, "elapsed", c.now().Sub(t0))
 	a := &answer{status: raw.StatusCode, header: raw.Header, contentType: raw.Header.Get("Content-Type")}
 	if raw.ContentLength > c.maxBody {
 		return nil, c.tooLarge(r, a)
