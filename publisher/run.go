@@ -48,6 +48,9 @@ type Publisher struct {
 	Rules  Rules
 	Filter Filter
 	Log    *slog.Logger
+	// ReadQueue makes Plan read the queue even when every slot is filled
+	// (for reports that show the queue).
+	ReadQueue bool
 	// ExtraQueue is how many publishable posts beyond those needed to fill
 	// the empty slots the queue read should try to see, so the queue
 	// length can be reported (e.g. alerts.low_queue). Paging stops once
@@ -89,7 +92,7 @@ func (p *Publisher) Plan(ctx context.Context, site Reader, now time.Time) (Plan,
 		return Plan{}, fmt.Errorf("read scheduled posts: %w", err)
 	}
 	plan := Decide(now, p.Rules, held)
-	if !plan.NeedsQueue() {
+	if !plan.NeedsQueue() && !p.ReadQueue {
 		return plan, nil
 	}
 	empty := len(plan.Empty())
@@ -335,6 +338,15 @@ func (p *Publisher) verify(ctx context.Context, site Writer, res *Result) error 
 			}
 		}
 		mine := slices.IndexFunc(sp.Holders, func(h wpclient.Post) bool { return h.ID == o.Post.ID })
+		if mine < 0 && len(sp.Holders) > 0 {
+			// Another run scheduled our post elsewhere after our write (it
+			// read the queue before we did) and the slot holds another
+			// post: the slot is filled, and the post is that run's now.
+			w := sp.Holders[0]
+			o.Kind, o.Winner = Yielded, &w
+			log.Warn("after our write another run moved our post; the slot is held by another post", "post_id", o.Post.ID, "holder", w.ID, "slot", o.Slot.At)
+			continue
+		}
 		if mine < 0 {
 			o.Kind = Failed
 			o.Err = &VerifyError{PostID: o.Post.ID, What: "the update was accepted but a re-read of the slot does not show the post; answers look cached (a page cache in front of the REST API) or the post was changed meanwhile"}

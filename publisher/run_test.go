@@ -314,3 +314,65 @@ func TestApplyStopsOnCancel(t *testing.T) {
 		t.Errorf("err=%v writes=%d outcomes=%+v", err, f.schedule, res.Outcomes)
 	}
 }
+
+// TestTwoRunsAheadTwoSameDraftDifferentSlots: run A plans X→s1, Y→s2; run B
+// read the slots before A's writes and the queue after A's first, so it
+// plans Y→s1, Z→s2. Writes interleave A1, B1, A2, B2. After both verify,
+// every slot holds one post, nothing is reported as a verification failure,
+// and no run touched a post it did not write.
+func TestTwoRunsAheadTwoSameDraftDifferentSlots(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(runNow, draft(4, "x"), draft(5, "y"), draft(6, "z"))
+	pa, pb := runPub(2), runPub(2)
+	planA, err := pa.Plan(ctx, f, runNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slots := Slots(runNow, pb.Rules.Schedule)
+	heldB, _ := f.ListPosts(ctx, holderQuery(slots))
+	aa := planA.Assignments()
+	mustSchedule := func(id int, at time.Time) wpclient.Post {
+		p, err := f.SchedulePost(ctx, id, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a1 := mustSchedule(aa[0].Post.ID, aa[0].Slot.At)
+	queueB, _ := f.ListPosts(ctx, wpclient.ListQuery{Statuses: []wpclient.Status{wpclient.StatusDraft}})
+	planB := Decide(runNow, pb.Rules, append(heldB, queueB...))
+	ba := planB.Assignments()
+	if len(ba) != 2 || ba[0].Post.ID != 5 || ba[1].Post.ID != 6 {
+		t.Fatalf("B's plan = %v", summary(planB))
+	}
+	b1 := mustSchedule(ba[0].Post.ID, ba[0].Slot.At)
+	a2 := mustSchedule(aa[1].Post.ID, aa[1].Slot.At)
+	b2 := mustSchedule(ba[1].Post.ID, ba[1].Slot.At)
+	f.calls = nil
+	resA := Result{Plan: planA, Outcomes: []Outcome{{Assignment: aa[0], Kind: Scheduled, Post: a1}, {Assignment: aa[1], Kind: Scheduled, Post: a2}}}
+	resB := Result{Plan: planB, Outcomes: []Outcome{{Assignment: ba[0], Kind: Scheduled, Post: b1}, {Assignment: ba[1], Kind: Scheduled, Post: b2}}}
+	errA := pa.verify(ctx, f, &resA)
+	errB := pb.verify(ctx, f, &resB)
+	if errA != nil || errB != nil {
+		t.Fatalf("verify: A %v, B %v", errA, errB)
+	}
+	var drafted []string
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, "draft") {
+			drafted = append(drafted, c)
+		}
+	}
+	if len(drafted) != 1 || !strings.HasPrefix(drafted[0], "draft 6 ") {
+		t.Errorf("give-backs = %v, want only B giving back its own post 6", drafted)
+	}
+	var all []wpclient.Post
+	for _, p := range f.posts {
+		all = append(all, p)
+	}
+	final := Decide(runNow, pa.Rules, all)
+	for _, sp := range final.Slots {
+		if len(sp.Holders) != 1 {
+			t.Errorf("slot %s holders %v", sp.Slot.At, ids(sp.Holders))
+		}
+	}
+}
