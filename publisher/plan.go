@@ -64,8 +64,8 @@ type Plan struct {
 type SlotPlan struct {
 	Slot Slot
 	// Holders are the posts that fill the slot now (status future with a
-	// date after Now, publish or private, dated inside the window), by
-	// date_gmt then id. More than one means the slot already holds two
+	// date after Now, publish or private, dated inside the window),
+	// nearest to the slot instant first (ties: earlier date_gmt, then id). More than one means the slot already holds two
 	// posts; wpqueue reports that and never adds a third.
 	Holders []wpclient.Post
 	// Draft is the queued post to schedule into the slot, or nil.
@@ -156,6 +156,9 @@ func Decide(now time.Time, rules Rules, posts []wpclient.Post) Plan {
 				sp.Holders = append(sp.Holders, h)
 			}
 		}
+		slices.SortStableFunc(sp.Holders, func(a, b wpclient.Post) int {
+			return cmp.Compare(absDur(a.DateGMT.Sub(s.At)), absDur(b.DateGMT.Sub(s.At)))
+		})
 		plan.Slots = append(plan.Slots, sp)
 	}
 
@@ -182,6 +185,12 @@ func Decide(now time.Time, rules Rules, posts []wpclient.Post) Plan {
 		}
 	}
 	return plan
+}
+
+// fills reports whether p fills the slot its date falls in, at now: a
+// missed-schedule post (future, date not after now) does not.
+func fills(p wpclient.Post, now time.Time) bool {
+	return IsHolderStatus(p.Status) && !(p.Status == wpclient.StatusFuture && !p.DateGMT.After(now))
 }
 
 // IsHolderStatus reports whether a post with status s, dated inside a
@@ -229,4 +238,11 @@ func SortQueue(posts []wpclient.Post, o Order) {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
 }

@@ -100,7 +100,7 @@ func TestDecide(t *testing.T) {
 			[]string{"11-30T22:00 assign 11", "12-01T22:00 held [1/future]", "12-02T22:00 assign 12"}, nil, nil, []int{13}},
 		{"two posts already in one slot: reported, no third", daily(1),
 			[]wpclient.Post{at(draft(1, "h"), wpclient.StatusFuture, "2026-11-30T22:00:00Z"), at(draft(2, "i"), wpclient.StatusPublish, "2026-11-30T20:00:00Z"), draft(7, "d")},
-			[]string{"11-30T22:00 held [2/publish 1/future]"}, nil, nil, []int{7}},
+			[]string{"11-30T22:00 held [1/future 2/publish]"}, nil, nil, []int{7}}, // nearest to the slot first
 		{"no drafts at all: slot stays empty", daily(1),
 			nil, []string{"11-30T22:00 empty"}, nil, nil, nil},
 		{"pending queue ignores drafts", Rules{Schedule: daily(1).Schedule, QueueStatus: wpclient.StatusPending},

@@ -119,6 +119,35 @@ func (p *Publisher) Plan(ctx context.Context, site Reader, now time.Time) (Plan,
 	return plan, nil
 }
 
+// Recheck re-reads the slot holders and returns the slots of plan.Empty()
+// that are still empty. A run that found a slot empty and no draft to put
+// in it calls this before reporting "no publishable draft": another run
+// may have filled the slot after this run's first read (it read the queue
+// after the other run took the last draft). One listing.
+func (p *Publisher) Recheck(ctx context.Context, site Reader, plan Plan) ([]Slot, error) {
+	empty := plan.Empty()
+	if len(empty) == 0 {
+		return nil, nil
+	}
+	held, err := site.ListPosts(ctx, holderQuery(empty))
+	if err != nil {
+		return nil, fmt.Errorf("re-read scheduled posts: %w", err)
+	}
+	var still []Slot
+	for _, s := range empty {
+		filled := false
+		for _, h := range held {
+			if fills(h, plan.Now) && s.Contains(h.DateGMT) {
+				filled = true
+			}
+		}
+		if !filled {
+			still = append(still, s)
+		}
+	}
+	return still, nil
+}
+
 func orderOr(o Order) Order {
 	if o == "" {
 		return OrderID
@@ -252,6 +281,10 @@ func (p *Publisher) schedule(ctx context.Context, site Writer, a Assignment) Out
 	o := Outcome{Assignment: a, Post: a.Post, Kind: Failed}
 	got, err := site.SchedulePost(ctx, a.Post.ID, a.Slot.At)
 	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			o.Err = fmt.Errorf("stopped while scheduling post %d; the site may have applied the update: run `wpqueue status` to see: %w", a.Post.ID, err)
+			return o
+		}
 		if !settleable(err) {
 			o.Err = fmt.Errorf("schedule post %d: %w", a.Post.ID, err)
 			return o

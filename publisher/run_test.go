@@ -376,3 +376,32 @@ func TestTwoRunsAheadTwoSameDraftDifferentSlots(t *testing.T) {
 		}
 	}
 }
+
+// TestRecheck: a run that found a slot empty and the queue dry re-reads the
+// slots; another run's post that arrived meanwhile fills it. A missed
+// schedule post does not.
+func TestRecheck(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(runNow)
+	p := runPub(2)
+	plan, err := p.Plan(ctx, f, runNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Empty()) != 2 {
+		t.Fatalf("empty = %v", plan.Empty())
+	}
+	f.posts[40] = at(draft(40, "other run"), wpclient.StatusFuture, slot1+"Z")
+	f.posts[41] = at(draft(41, "missed"), wpclient.StatusFuture, "2026-11-29T22:00:00Z")
+	f.calls = nil
+	still, err := p.Recheck(ctx, f, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(still) != 1 || still[0].At.Format(wpclient.DateLayout) != slot2 {
+		t.Errorf("still empty = %+v, want only %s", still, slot2)
+	}
+	if len(f.calls) != 1 {
+		t.Errorf("calls = %v, want one listing", f.calls)
+	}
+}
