@@ -17,6 +17,10 @@ type Config struct {
 	File string
 	// Log is the logging setup, shared by all sites.
 	Log Log
+	// Warnings are problems that do not stop a run: WPQUEUE_* variables
+	// that match no key, a config file with a password that other users
+	// can read. The CLI logs them.
+	Warnings []string
 	// Sites holds at least one site, sorted by Name. A config without
 	// sites: has exactly one, named "default".
 	Sites []Site

@@ -10,7 +10,36 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
+
+// ignoreWarnings: the fixtures are checked out 0644, which the
+// world-readable-password warning would flag; TestWarnings covers it.
+var ignoreWarnings = cmpopts.IgnoreFields(Config{}, "Warnings")
+
+func TestWarnings(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "wpqueue.yaml")
+	body := "site: {url: https://blog.example.com, username: editor, password: \"abcd efgh\"}\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WPQUEUE_SHEDULE_AHEAD", "2")
+	t.Setenv("WPQUEUE_REQUIRE_WORDPRESS", "1")
+	cfg := mustLoad(t, LoadOptions{Path: path})
+	want := []string{"environment variable WPQUEUE_SHEDULE_AHEAD matches no config key and is ignored (did you mean WPQUEUE_SCHEDULE_AHEAD?)"}
+	if diff := cmp.Diff(want, cfg.Warnings); diff != "" {
+		t.Errorf("0600 file (-want +got):\n%s", diff)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg = mustLoad(t, LoadOptions{Path: path})
+	if len(cfg.Warnings) != 2 || !strings.Contains(cfg.Warnings[1]+cfg.Warnings[0], "chmod 600 "+path) {
+		t.Errorf("0644 file with a password: warnings = %q", cfg.Warnings)
+	}
+}
 
 func TestLoadMinimal(t *testing.T) {
 	isolate(t)
@@ -26,7 +55,7 @@ func TestLoadMinimal(t *testing.T) {
 			Alerts:   Alerts{LowQueue: 3, EmptyWithin: 12 * time.Hour},
 		}},
 	}
-	if diff := cmp.Diff(want, cfg); diff != "" {
+	if diff := cmp.Diff(want, cfg, ignoreWarnings); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -62,7 +91,7 @@ func TestLoadFull(t *testing.T) {
 			Alerts: Alerts{LowQueue: 0, EmptyWithin: 36 * time.Hour},
 		}},
 	}
-	if diff := cmp.Diff(want, cfg); diff != "" {
+	if diff := cmp.Diff(want, cfg, ignoreWarnings); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -88,7 +117,7 @@ func TestMultiSite(t *testing.T) {
 		shop.Schedule.Ahead = 5
 		shop.Lock.Path = filepath.Join(filepath.Dir(path), "shop.lock")
 		want := &Config{File: path, Log: Log{Level: slog.LevelWarn, Format: "text"}, Sites: []Site{blog, shop}}
-		if diff := cmp.Diff(want, cfg); diff != "" {
+		if diff := cmp.Diff(want, cfg, ignoreWarnings); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})

@@ -168,7 +168,43 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err := errs.err(); err != nil {
 		return nil, err
 	}
+	cfg.Warnings = append(cfg.Warnings, strayEnv()...)
+	if path != "" && bytes.Contains(data, []byte("password:")) {
+		if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("%s holds a password and other users can read it (mode %04o); run: chmod 600 %s", path, st.Mode().Perm(), path))
+		}
+	}
 	return cfg, nil
+}
+
+// notKeys are WPQUEUE_* variables that are not config keys but are known
+// (read by the project's test suite).
+var notKeys = map[string]bool{"WPQUEUE_REQUIRE_WORDPRESS": true}
+
+// strayEnv warns about top-level WPQUEUE_* variables that match no key (a
+// typo such as WPQUEUE_SHEDULE_AHEAD would otherwise be ignored).
+func strayEnv() []string {
+	known := map[string]bool{}
+	var names []string
+	for _, d := range keyDefs {
+		known[envName(d.key)] = true
+		names = append(names, strings.ToLower(envName(d.key)))
+	}
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		up := strings.ToUpper(name)
+		if !strings.HasPrefix(up, "WPQUEUE_") || strings.HasPrefix(up, "WPQUEUE_SITES_") || known[up] || notKeys[up] {
+			continue
+		}
+		msg := fmt.Sprintf("environment variable %s matches no config key and is ignored", name)
+		if s := suggest(strings.ToLower(up), names); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", strings.ToUpper(s))
+		}
+		out = append(out, msg)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // checkSiteEnv reports WPQUEUE_SITES_* variables that match no site and
