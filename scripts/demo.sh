@@ -19,7 +19,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then
+	step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
+else
+	step() { printf '\n$ %s\n' "$*"; }
+fi
 
 scripts/wordpress.sh install
 go build -o bin/wpqueue ./cmd/wpqueue
@@ -31,7 +35,6 @@ set -a
 # shellcheck disable=SC1091
 . "$dir/env"
 set +a
-export WPQUEUE_LOCK_PATH="$dir/wpqueue.lock"
 cd "$dir"   # no stray wpqueue.yaml from the current directory
 
 run() {
@@ -48,5 +51,5 @@ cat <<EOT
 
 The site keeps running at $WPQUEUE_SITE_URL (state in $dir).
 Use it:   set -a; . $dir/env; set +a; bin/wpqueue status
-Stop it:  scripts/wordpress.sh stop --dir $dir
+Stop it:  scripts/wordpress.sh stop --dir $dir --purge    (--purge also deletes $dir)
 EOT
