@@ -204,3 +204,21 @@ func ExampleDecide() {
 	}
 	// Output: post 10 "First" -> 2026-12-01 07:00 KST (22:00 UTC)
 }
+
+// BenchmarkDecide: a site with 200 scheduled or published posts around
+// the slots and 1000 queued drafts, 30 slots ahead.
+// Run: go test -run '^$' -bench Decide -benchmem ./publisher/
+func BenchmarkDecide(b *testing.B) {
+	now := utc("2026-11-29T23:00:00Z")
+	rules := Rules{Schedule: Schedule{Location: mustLoc(b, "Europe/Berlin"), Times: clocks("07:00", "19:00"), Ahead: 30, Lead: 15 * time.Minute}}
+	var posts []wpclient.Post
+	for i := 0; i < 200; i++ {
+		posts = append(posts, at(draft(i+1, "held"), wpclient.StatusPublish, now.Add(time.Duration(i-100)*time.Hour).Format(time.RFC3339)))
+	}
+	for i := 0; i < 1000; i++ {
+		posts = append(posts, draft(1000+i, fmt.Sprintf("draft %d", i)))
+	}
+	for b.Loop() {
+		Decide(now, rules, posts)
+	}
+}
