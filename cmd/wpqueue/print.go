@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"text/tabwriter"
+	"unicode"
 )
 
 // print writes one site's report in the chosen format. JSON output is one
@@ -19,12 +22,10 @@ func (a *app) print(r *siteReport, i, n int) error {
 		fmt.Fprintf(a.streams.Err, "%s%s\n", prefix, r.Error)
 	}
 	if a.output == "json" {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		_, err = a.streams.Out.Write(append(b, '\n'))
-		return err
+		// Titles stay as typed (no \u0026 for &), so the line can be grepped.
+		enc := json.NewEncoder(a.streams.Out)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(r)
 	}
 	w := a.streams.Out
 	if n > 1 {
@@ -84,6 +85,9 @@ func (r *siteReport) writeStatus(w io.Writer) error {
 	fmt.Fprintf(w, "site      %s (%s)\n", r.Site, r.URL)
 	fmt.Fprintf(w, "timezone  %s (%s)\n", r.Timezone, src)
 	fmt.Fprintf(w, "now       %s\n", r.when(r.Now))
+	if len(r.Slots) == 0 && r.Error != "" {
+		return nil // nothing was read; the error (on stderr) says why
+	}
 	fmt.Fprintln(w, "\nupcoming slots")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, s := range r.Slots {
@@ -91,12 +95,12 @@ func (r *siteReport) writeStatus(w io.Writer) error {
 		utc := s.At.UTC().Format("2006-01-02 15:04") + " UTC"
 		switch s.State {
 		case stateFilled:
-			fmt.Fprintf(tw, "  %s\t%s\t#%d\t%q\t%s\n", local, utc, s.Post.ID, s.Post.Title, s.Post.Status)
+			fmt.Fprintf(tw, "  %s\t%s\t#%d\t%s\t%s\n", local, utc, s.Post.ID, quote(s.Post.Title), s.Post.Status)
 			for _, h := range s.Holders[min(1, len(s.Holders)):] {
-				fmt.Fprintf(tw, "  \t\t#%d\t%q\t%s (second post in this slot)\n", h.ID, h.Title, h.Status)
+				fmt.Fprintf(tw, "  \t\t#%d\t%s\t%s (second post in this slot)\n", h.ID, quote(h.Title), h.Status)
 			}
 		case statePlanned:
-			fmt.Fprintf(tw, "  %s\t%s\tempty\t\tnext run schedules #%d %q\n", local, utc, s.Post.ID, s.Post.Title)
+			fmt.Fprintf(tw, "  %s\t%s\tempty\t\tnext run schedules #%d %s\n", local, utc, s.Post.ID, quote(s.Post.Title))
 		default:
 			fmt.Fprintf(tw, "  %s\t%s\tempty\t\tno publishable draft queued\n", local, utc)
 		}
@@ -112,7 +116,7 @@ func (r *siteReport) writeStatus(w io.Writer) error {
 				fmt.Fprintf(tw, "  … %d more\n", len(r.Queue)-10)
 				break
 			}
-			fmt.Fprintf(tw, "  #%d\t%q\t%s\n", q.ID, q.Title, q.Status)
+			fmt.Fprintf(tw, "  #%d\t%s\t%s\n", q.ID, quote(q.Title), q.Status)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -132,9 +136,29 @@ func postRef(p *postView, withStatus bool) string {
 	if p == nil {
 		return "a post"
 	}
-	s := fmt.Sprintf("post #%d %q", p.ID, p.Title)
+	s := fmt.Sprintf("post #%d %s", p.ID, quote(p.Title))
 	if withStatus {
 		s += " (" + p.Status + ")"
 	}
 	return s
+}
+
+// quote renders a title in double quotes as typed: quotes, HTML, Korean and
+// emoji (ZWJ sequences included) come out unchanged, which %q does not do
+// (it writes \" and \u200d). Only control characters (newline, tab,
+// terminal escapes) and bidi controls are escaped, so a title cannot break
+// a line or restyle the terminal.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			q := strconv.QuoteRuneToASCII(r) // '\n', '\x1b', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -62,10 +62,12 @@ func (a *app) publishSite(ctx context.Context, s config.Site, o publishOptions, 
 		}()
 	}
 	env, err := a.openSite(ctx, s, o.dryRun, log)
+	if env != nil {
+		defer func() { rep.Requests = env.client.Requests() }()
+	}
 	if err != nil {
 		return rep.fail(err)
 	}
-	defer func() { rep.Requests = env.client.Requests() }()
 	rep.setZone(env)
 	plan, err := env.pub.Plan(ctx, env.client, a.now())
 	if err != nil {
@@ -110,6 +112,9 @@ func (a *app) runSites(ctx context.Context, command string, fn func(context.Cont
 	code := exitOK
 	for i, s := range sites {
 		rep := fn(ctx, s, log.With("site", s.Name))
+		if rep.Now.IsZero() { // it failed before planning
+			rep.Now = a.now().UTC()
+		}
 		if rep.Error != "" && ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled) {
 			// The run deadline, not the site, ended it.
 			rep.Error = fmt.Sprintf("%v (%s)", context.Cause(ctx), rep.Error)

@@ -136,11 +136,11 @@ func (r *siteReport) fromPlan(p publisher.Plan, lowQueue int) {
 	}
 	for _, m := range p.Missed {
 		r.Missed = append(r.Missed, r.view(m))
-		r.warn("missed schedule: post #%d %q was due %s and is still scheduled (WP-Cron did not run; a visit to the site or a real cron job calling wp-cron.php publishes it)", m.ID, m.Title, r.when(m.DateGMT))
+		r.warn("missed schedule: post #%d %s was due %s and is still scheduled (WP-Cron did not run; a visit to the site or a real cron job calling wp-cron.php publishes it)", m.ID, quote(m.Title), r.when(m.DateGMT))
 	}
 	for _, s := range p.Skipped {
 		r.Skipped = append(r.Skipped, skipView{postView: r.view(s.Post), Reason: s.Reason})
-		r.warn("draft #%d %q is never scheduled: %s", s.Post.ID, s.Post.Title, s.Reason)
+		r.warn("draft #%d %s is never scheduled: %s", s.Post.ID, quote(s.Post.Title), s.Reason)
 	}
 	if p.QueueRead {
 		r.Queue = []postView{}

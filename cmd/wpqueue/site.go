@@ -21,7 +21,9 @@ type siteEnv struct {
 	pub    *publisher.Publisher
 }
 
-// openSite builds the client and the publisher for s. It asks the site for
+// openSite builds the client and the publisher for s. After a failure that
+// follows the client's creation it returns the error with an env that holds
+// only the client, so the report can count the requests sent. It asks the site for
 // its index only when schedule.timezone is unset (the index carries
 // timezone_string and gmt_offset), and for term ids only when the queue is
 // filtered by a category or tag slug.
@@ -40,7 +42,7 @@ func (a *app) openSite(ctx context.Context, s config.Site, readOnly bool, log *s
 	var idx wpclient.Index
 	if s.Schedule.Timezone == "" {
 		if idx, err = c.Index(ctx); err != nil {
-			return nil, err
+			return &siteEnv{client: c}, err
 		}
 	}
 	loc, src, err := publisher.SiteLocation(s.Schedule.Timezone, idx)
@@ -54,14 +56,14 @@ func (a *app) openSite(ctx context.Context, s config.Site, readOnly bool, log *s
 	if s.Queue.Category != "" {
 		id, err := c.TermID(ctx, "categories", s.Queue.Category)
 		if err != nil {
-			return nil, fmt.Errorf("queue.category: %w", err)
+			return &siteEnv{client: c}, fmt.Errorf("queue.category: %w", err)
 		}
 		filter.Categories = []int{id}
 	}
 	if s.Queue.Tag != "" {
 		id, err := c.TermID(ctx, "tags", s.Queue.Tag)
 		if err != nil {
-			return nil, fmt.Errorf("queue.tag: %w", err)
+			return &siteEnv{client: c}, fmt.Errorf("queue.tag: %w", err)
 		}
 		filter.Tags = []int{id}
 	}

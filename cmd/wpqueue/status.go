@@ -34,10 +34,12 @@ are never scheduled (empty title or content), an empty or low queue.
 func (a *app) statusSite(ctx context.Context, s config.Site, log *slog.Logger) (rep *siteReport) {
 	rep = newReport(s, "status", true)
 	env, err := a.openSite(ctx, s, true, log)
+	if env != nil {
+		defer func() { rep.Requests = env.client.Requests() }()
+	}
 	if err != nil {
 		return rep.fail(err)
 	}
-	defer func() { rep.Requests = env.client.Requests() }()
 	rep.setZone(env)
 	env.pub.ReadQueue = true
 	plan, err := env.pub.Plan(ctx, env.client, a.now())
