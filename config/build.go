@@ -336,8 +336,13 @@ func (b *builder) checkURL(v value, s string, allowHTTP bool) bool {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		show := s
-		if err == nil && u.User != nil {
+		switch {
+		case err == nil && u.User != nil:
 			show = u.Redacted()
+		case err != nil && strings.Contains(s, "@"):
+			// Unparseable with a user part (a password with spaces, say):
+			// show the host side only.
+			show = "[redacted]@" + s[strings.LastIndex(s, "@")+1:]
 		}
 		b.fail(v, show, "%q is not an absolute http(s) URL (want e.g. https://example.com)", show)
 		return false

@@ -219,7 +219,9 @@ func (a *app) withTimeout(ctx context.Context) (context.Context, context.CancelF
 	if a.timeout <= 0 {
 		return context.WithCancel(ctx)
 	}
-	return context.WithTimeoutCause(ctx, a.timeout, fmt.Errorf("the run took longer than --timeout %s", a.timeout))
+	// No cause: net/http returns context.Cause from a cancelled request,
+	// and the packages below recognise context.DeadlineExceeded.
+	return context.WithTimeout(ctx, a.timeout)
 }
 
 func newClient(s config.Site, hc *http.Client, readOnly bool, log *slog.Logger) (*wpclient.Client, error) {

@@ -117,9 +117,6 @@ func TestQueueStatusPending(t *testing.T) {
 }
 
 func TestRunTimeoutNamesTheStalledRequest(t *testing.T) {
-	t.Skip("wpclient bug: net/http returns context.Cause(ctx) (here the --timeout cause, which wraps neither" +
-		" context.DeadlineExceeded nor Canceled), so discover's fatal() does not stop on it and the error names" +
-		" the next discovery URL (/wp-json/), which was never sent, instead of ?rest_route=/, which stalled")
 	h := newHarness(t)
 	h.wp.set(func(f *fakeWP) { f.hold = func(fakeRequest) bool { return true } })
 	r := h.run("status", "--timeout", "300ms")
@@ -142,11 +139,7 @@ func TestInterruptedWriteSaysItMayHaveLanded(t *testing.T) {
 		skip   string
 	}{
 		{name: "SIGINT", args: []string{"publish"}, cancel: true, code: exitInterrupted},
-		{name: "--timeout", args: []string{"publish", "--timeout", "300ms"}, code: exitError,
-			skip: "wpclient/publisher bug: on the run deadline net/http returns context.Cause (the --timeout" +
-				" cause), which matches neither context.DeadlineExceeded nor Canceled, so publisher.schedule" +
-				" does not say the write may have landed; it tries a re-read instead, which fails before it is sent," +
-				" and the message ends in \"(and the re-read failed: ...)\""},
+		{name: "--timeout", args: []string{"publish", "--timeout", "300ms"}, code: exitError,},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.skip != "" {

@@ -117,7 +117,7 @@ func (a *app) runSites(ctx context.Context, command string, fn func(context.Cont
 		}
 		if rep.Error != "" && ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled) {
 			// The run deadline, not the site, ended it.
-			rep.Error = fmt.Sprintf("%v (%s)", context.Cause(ctx), rep.Error)
+			rep.Error = fmt.Sprintf("the run took longer than --timeout %s (%s)", a.timeout, rep.Error)
 			rep.ExitCode = exitError
 		}
 		if errors.Is(ctx.Err(), context.Canceled) && rep.ExitCode != exitOK {
