@@ -119,12 +119,13 @@ func (p *Publisher) Plan(ctx context.Context, site Reader, now time.Time) (Plan,
 	return plan, nil
 }
 
-// Recheck re-reads the slot holders and returns the slots of plan.Empty()
-// that are still empty. A run that found a slot empty and no draft to put
-// in it calls this before reporting "no publishable draft": another run
-// may have filled the slot after this run's first read (it read the queue
-// after the other run took the last draft). One listing.
-func (p *Publisher) Recheck(ctx context.Context, site Reader, plan Plan) ([]Slot, error) {
+// Recheck re-reads the slot holders of the slots plan left empty (no
+// holder, no draft) and returns those slots with the holders found now. A
+// run that found a slot empty and the queue dry calls it before reporting
+// "no publishable draft": another run may have filled the slot after this
+// run's first read (it took the last draft before this run read the
+// queue). One listing.
+func (p *Publisher) Recheck(ctx context.Context, site Reader, plan Plan) ([]SlotPlan, error) {
 	empty := plan.Empty()
 	if len(empty) == 0 {
 		return nil, nil
@@ -133,19 +134,17 @@ func (p *Publisher) Recheck(ctx context.Context, site Reader, plan Plan) ([]Slot
 	if err != nil {
 		return nil, fmt.Errorf("re-read scheduled posts: %w", err)
 	}
-	var still []Slot
+	out := make([]SlotPlan, 0, len(empty))
 	for _, s := range empty {
-		filled := false
+		sp := SlotPlan{Slot: s}
 		for _, h := range held {
 			if fills(h, plan.Now) && s.Contains(h.DateGMT) {
-				filled = true
+				sp.Holders = append(sp.Holders, h)
 			}
 		}
-		if !filled {
-			still = append(still, s)
-		}
+		out = append(out, sp)
 	}
-	return still, nil
+	return out, nil
 }
 
 func orderOr(o Order) Order {
@@ -170,6 +169,9 @@ const (
 	Yielded OutcomeKind = "yielded"
 	// Failed: see Outcome.Err.
 	Failed OutcomeKind = "failed"
+	// Unknown: the run was stopped (interrupt or deadline) while the
+	// update was in flight; the site may or may not have applied it.
+	Unknown OutcomeKind = "unknown"
 	// NotRun: an earlier failure stopped the run before this assignment.
 	NotRun OutcomeKind = "not-run"
 )
@@ -281,7 +283,8 @@ func (p *Publisher) schedule(ctx context.Context, site Writer, a Assignment) Out
 	o := Outcome{Assignment: a, Post: a.Post, Kind: Failed}
 	got, err := site.SchedulePost(ctx, a.Post.ID, a.Slot.At)
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		if ctx.Err() != nil {
+			o.Kind = Unknown
 			o.Err = fmt.Errorf("stopped while scheduling post %d; the site may have applied the update: run `wpqueue status` to see: %w", a.Post.ID, err)
 			return o
 		}

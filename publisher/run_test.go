@@ -394,12 +394,13 @@ func TestRecheck(t *testing.T) {
 	f.posts[40] = at(draft(40, "other run"), wpclient.StatusFuture, slot1+"Z")
 	f.posts[41] = at(draft(41, "missed"), wpclient.StatusFuture, "2026-11-29T22:00:00Z")
 	f.calls = nil
-	still, err := p.Recheck(ctx, f, plan)
+	again, err := p.Recheck(ctx, f, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(still) != 1 || still[0].At.Format(wpclient.DateLayout) != slot2 {
-		t.Errorf("still empty = %+v, want only %s", still, slot2)
+	if len(again) != 2 || !again[0].Filled() || again[0].Holders[0].ID != 40 || again[1].Filled() ||
+		again[1].Slot.At.Format(wpclient.DateLayout) != slot2 {
+		t.Errorf("rechecked = %+v, want %s held by 40 and %s still empty", again, slot1, slot2)
 	}
 	if len(f.calls) != 1 {
 		t.Errorf("calls = %v, want one listing", f.calls)

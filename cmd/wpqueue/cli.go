@@ -114,11 +114,12 @@ at any hour and from any machine, does nothing when the slots are filled.
 	pf.StringVarP(&a.configPath, "config", "c", "", "config file (default ./wpqueue.yaml, then the user config dir)")
 	pf.StringVarP(&a.output, "output", "o", "text", "output format: text or json")
 	pf.StringArrayVar(&a.siteNames, "site", nil, "act on this site of the config only (repeatable)")
+	pf.DurationVar(&a.timeout, "timeout", 5*time.Minute, "give up a run that takes longer than this (0: no limit)")
 	config.RegisterFlags(pf)
 	a.flags = pf
 
 	root.AddCommand(a.newPublishCmd(), a.newStatusCmd(), a.newVersionCmd())
-	root.SetHelpTemplate(root.HelpTemplate())
+	root.SetVersionTemplate("wpqueue {{.Version}}\n")
 	return root
 }
 

@@ -53,6 +53,9 @@ type fakeWP struct {
 	// dropWrites is how many POSTs are applied and then answered by
 	// closing the connection: the write took, its answer was lost.
 	dropWrites int
+	// after, when set, runs once a request has been answered (e.g. another
+	// run's write landing between two of ours).
+	after func(r fakeRequest)
 	// echo makes every answer a 500 HTML page that repeats the
 	// Authorization header and the password it carries (a debugging page).
 	echo bool
@@ -181,8 +184,11 @@ func (f *fakeWP) serve(w http.ResponseWriter, r *http.Request) {
 	fr := fakeRequest{Method: r.Method, Route: route, Query: q, Body: string(body)}
 	f.mu.Lock()
 	f.reqs = append(f.reqs, fr)
-	hold, echo := f.hold, f.echo
+	hold, echo, after := f.hold, f.echo, f.after
 	f.mu.Unlock()
+	if after != nil {
+		defer after(fr)
+	}
 
 	if hold != nil && hold(fr) {
 		f.entered <- fr

@@ -33,6 +33,9 @@ func (a *app) print(r *siteReport, i, n int) error {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "== %s (%s)\n", r.Site, r.URL)
+		if r.Error != "" {
+			fmt.Fprintf(w, "error: %s\n", r.Error)
+		}
 	}
 	if r.loc == nil { // failed before the zone was known
 		return nil
@@ -66,6 +69,8 @@ func (r *siteReport) writePublish(w io.Writer) error {
 			fmt.Fprintf(w, "slot %s was filled meanwhile by %s (another run); %s went back to draft\n", slot, postRef(s.Winner, true), postRef(s.Post, false))
 		case stateFailed:
 			fmt.Fprintf(w, "FAILED to schedule %s for %s\n", postRef(s.Post, false), slot)
+		case stateUnknown:
+			fmt.Fprintf(w, "INTERRUPTED while scheduling %s for %s: the site may have applied it; run 'wpqueue status' to see\n", postRef(s.Post, false), slot)
 		case stateNotRun:
 			fmt.Fprintf(w, "not attempted: %s for %s (an earlier step failed)\n", postRef(s.Post, false), slot)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wpqueue/wpqueue/config"
+	"github.com/wpqueue/wpqueue/lockfile"
 )
 
 type publishOptions struct {
@@ -44,7 +45,6 @@ HTTP client refuses to send anything but GET.
 	}
 	cmd.Flags().BoolVarP(&o.dryRun, "dry-run", "n", false, "print the plan; write nothing and take no lock")
 	cmd.Flags().DurationVar(&o.wait, "wait", 0, "wait up to this long for another run to release the site's lock (default: do not wait)")
-	cmd.Flags().DurationVar(&a.timeout, "timeout", 5*time.Minute, "give up a run that takes longer than this")
 	return cmd
 }
 
@@ -81,8 +81,22 @@ func (a *app) publishSite(ctx context.Context, s config.Site, o publishOptions, 
 			return rep.fail(err)
 		}
 	}
-	if n := len(plan.Empty()); n > 0 {
-		return rep.fail(&noDraftError{empty: n})
+	if len(plan.Empty()) == 0 {
+		return rep
+	}
+	empty := len(plan.Empty())
+	if !o.dryRun {
+		// Another run may have filled a slot after our first read (it took
+		// the last draft before we read the queue): look again before
+		// reporting a dry queue.
+		again, err := env.pub.Recheck(ctx, env.client, plan)
+		if err != nil {
+			return rep.fail(err)
+		}
+		empty = rep.fromRecheck(again)
+	}
+	if empty > 0 {
+		return rep.fail(&noDraftError{empty: empty})
 	}
 	return rep
 }
@@ -91,6 +105,12 @@ func (a *app) publishSite(ctx context.Context, s config.Site, o publishOptions, 
 func (r *siteReport) fail(err error) *siteReport {
 	r.Error = err.Error()
 	r.ExitCode = exitCode(err)
+	switch {
+	case errors.Is(err, context.Canceled):
+		r.Error = "interrupted: " + r.Error
+	case errors.Is(err, lockfile.ErrLocked):
+		r.Error += " (it ends by itself; run again later, or wait for it with --wait DURATION)"
+	}
 	return r
 }
 
@@ -106,6 +126,9 @@ func (a *app) runSites(ctx context.Context, command string, fn func(context.Cont
 		return &usageError{err.Error()}
 	}
 	defer closeLog()
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
 	ctx, cancel := a.withTimeout(ctx)
 	defer cancel()
 
@@ -113,7 +136,7 @@ func (a *app) runSites(ctx context.Context, command string, fn func(context.Cont
 	for i, s := range sites {
 		rep := fn(ctx, s, log.With("site", s.Name))
 		if rep.Now.IsZero() { // it failed before planning
-			rep.Now = a.now().UTC()
+			rep.Now = a.now().UTC().Truncate(time.Second)
 		}
 		if rep.Error != "" && ctx.Err() != nil && !errors.Is(ctx.Err(), context.Canceled) {
 			// The run deadline, not the site, ended it.

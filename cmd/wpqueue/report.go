@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wpqueue/wpqueue/config"
@@ -23,9 +24,9 @@ type siteReport struct {
 	TimezoneSource string     `json:"timezone_source,omitempty"`
 	Slots          []slotView `json:"slots"`
 	// Queue is the publishable queue after this run, in queue order
-	// (status: the next drafts; publish: what is left). Absent when the
+	// (status: the next drafts; publish: what is left). null when the
 	// queue was not read because every slot was filled.
-	Queue    []postView `json:"queue,omitempty"`
+	Queue    []postView `json:"queue"`
 	Missed   []postView `json:"missed"`
 	Skipped  []skipView `json:"skipped"`
 	Warnings []string   `json:"warnings"`
@@ -45,6 +46,7 @@ const (
 	stateEmpty     = "empty"     // no publishable draft for it
 	stateYielded   = "yielded"   // another run's post won; ours went back to draft
 	stateFailed    = "failed"
+	stateUnknown   = "unknown" // interrupted while the update was in flight
 	stateNotRun    = "not-run" // an earlier failure stopped the run
 )
 
@@ -112,7 +114,7 @@ func (r *siteReport) setZone(env *siteEnv) {
 
 // fromPlan fills slots, queue and warnings from a plan.
 func (r *siteReport) fromPlan(p publisher.Plan, lowQueue int) {
-	r.Now = p.Now
+	r.Now = p.Now.Truncate(time.Second)
 	r.Slots = r.Slots[:0]
 	for _, sp := range p.Slots {
 		v := slotView{At: sp.Slot.At, Local: sp.Slot.At.In(r.loc).Format(time.RFC3339)}
@@ -160,7 +162,11 @@ func (r *siteReport) fromPlan(p publisher.Plan, lowQueue int) {
 
 // fromResult overlays what Apply did on the planned slots.
 func (r *siteReport) fromResult(res publisher.Result) {
+	var back []postView
 	for _, o := range res.Outcomes {
+		if o.Kind == publisher.Yielded && o.Post.Status == o.Assignment.Post.Status {
+			back = append(back, r.view(o.Post)) // given back: queued again, ahead of the rest
+		}
 		for i := range r.Slots {
 			if !r.Slots[i].At.Equal(o.Slot.At) {
 				continue
@@ -177,6 +183,8 @@ func (r *siteReport) fromResult(res publisher.Result) {
 				}
 			case publisher.NotRun:
 				v.State = stateNotRun
+			case publisher.Unknown:
+				v.State = stateUnknown
 			default:
 				v.State = stateFailed
 				if o.Err != nil {
@@ -185,6 +193,41 @@ func (r *siteReport) fromResult(res publisher.Result) {
 			}
 		}
 	}
+	if len(back) > 0 && r.Queue != nil {
+		r.Queue = append(back, r.Queue...)
+	}
+}
+
+// fromRecheck records slots that another run filled after this run's first
+// read, and returns how many are still empty.
+func (r *siteReport) fromRecheck(again []publisher.SlotPlan) int {
+	empty := 0
+	for _, sp := range again {
+		if !sp.Filled() {
+			empty++
+			continue
+		}
+		for i := range r.Slots {
+			if r.Slots[i].At.Equal(sp.Slot.At) {
+				r.Slots[i].State = stateFilled
+				r.Slots[i].Post = r.viewPtr(sp.Holders[0])
+			}
+		}
+	}
+	if empty < len(again) {
+		// The dry-queue warnings were written before the recheck.
+		kept := r.Warnings[:0]
+		for _, w := range r.Warnings {
+			if !strings.HasPrefix(w, "the queue is empty:") {
+				kept = append(kept, w)
+			}
+		}
+		r.Warnings = kept
+		if empty > 0 {
+			r.warn("the queue is empty: %d upcoming slot(s) will stay empty", empty)
+		}
+	}
+	return empty
 }
 
 // when formats an instant as site time and UTC:

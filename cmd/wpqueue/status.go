@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +26,6 @@ are never scheduled (empty title or content), an empty or low queue.
 			return a.runSites(cmd.Context(), "status", a.statusSite)
 		},
 	}
-	cmd.Flags().DurationVar(&a.timeout, "timeout", 5*time.Minute, "give up a run that takes longer than this")
 	return cmd
 }
 
