@@ -139,7 +139,7 @@ func TestInterruptedWriteSaysItMayHaveLanded(t *testing.T) {
 		skip   string
 	}{
 		{name: "SIGINT", args: []string{"publish"}, cancel: true, code: exitInterrupted},
-		{name: "--timeout", args: []string{"publish", "--timeout", "300ms"}, code: exitError,},
+		{name: "--timeout", args: []string{"publish", "--timeout", "300ms"}, code: exitError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.skip != "" {
