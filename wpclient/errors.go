@@ -340,3 +340,25 @@ func roundElapsed(d time.Duration) time.Duration {
 		return d
 	}
 }
+
+// HiddenPostsError reports that the site counted more posts than it showed
+// to this account. WordPress counts the query's matches (X-WP-Total) and
+// then drops each post the user may not read
+// (WP_REST_Posts_Controller::get_items calls check_read_permission): an
+// account with the Author or Contributor role does not see other users'
+// scheduled and private posts, so slots they fill would look empty. It
+// matches [ErrCredentials] (exit 3 in the CLI): the credentials work but
+// cannot do the job.
+type HiddenPostsError struct {
+	URL      string
+	Username string
+	// Total is X-WP-Total; Read how many posts the answers held.
+	Total, Read int
+}
+
+func (e *HiddenPostsError) Error() string {
+	return fmt.Sprintf("GET %s: the site counted %d posts but showed only %d to user %q: this account cannot read other users' scheduled or private posts (Author or Contributor role), so it cannot tell which slots are filled; use an account with the Editor or Administrator role", e.URL, e.Total, e.Read, e.Username)
+}
+
+// Is makes errors.Is(err, ErrCredentials) true.
+func (e *HiddenPostsError) Is(target error) bool { return target == ErrCredentials }

@@ -69,12 +69,41 @@ func (c *Client) ListPosts(ctx context.Context, q ListQuery) ([]Post, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The listing may change between two pages (another run writing): a
+	// post can then slip past a page boundary. Read again once when the
+	// pages disagree on X-WP-Total.
+	var l listing
+	for try := 1; try <= 2; try++ {
+		l, err = c.listOnce(ctx, root, params, perPage, q.Limit)
+		if err != nil {
+			return nil, err
+		}
+		if l.stable && (!q.Complete || l.total < 0 || len(l.posts) >= l.total) {
+			return l.posts, nil
+		}
+	}
+	if !l.stable {
+		return nil, fmt.Errorf("GET %s: the listing changed while it was read twice (X-WP-Total moved between pages); try again", displayURL(root, "/wp/v2/posts"))
+	}
+	return nil, &HiddenPostsError{URL: displayURL(root, "/wp/v2/posts"), Username: c.username, Total: l.total, Read: len(l.posts)}
+}
+
+// listing is one read of every page of a post listing.
+type listing struct {
+	posts []Post
+	// total is X-WP-Total of the first page, or -1 when absent.
+	total int
+	// stable is false when a later page reported another X-WP-Total.
+	stable bool
+}
+
+func (c *Client) listOnce(ctx context.Context, root string, params url.Values, perPage, limit int) (listing, error) {
 	const route = "/wp/v2/posts"
-	var out []Post
+	l := listing{total: -1, stable: true}
 	seen := make(map[int]bool)
 	for page := 1; ; page++ {
 		if page > maxPages {
-			return nil, fmt.Errorf("GET %s: more than %d pages", displayURL(root, route), maxPages)
+			return l, fmt.Errorf("GET %s: more than %d pages", displayURL(root, route), maxPages)
 		}
 		params.Set("page", strconv.Itoa(page))
 		r := request{method: http.MethodGet, route: route, url: buildURL(root, route, params), display: displayURL(root, route)}
@@ -84,11 +113,18 @@ func (c *Client) ListPosts(ctx context.Context, q ListQuery) ([]Post, error) {
 			if page > 1 && errors.As(err, &ae) && ae.Code == "rest_post_invalid_page_number" {
 				break
 			}
-			return nil, err
+			return l, err
+		}
+		if t, err := strconv.Atoi(strings.TrimSpace(a.header.Get("X-WP-Total"))); err == nil {
+			if page == 1 {
+				l.total = t
+			} else if t != l.total {
+				l.stable = false
+			}
 		}
 		var batch []wirePost
 		if err := c.decode(r, a, "a JSON list of posts", &batch); err != nil {
-			return nil, err
+			return l, err
 		}
 		fresh := 0
 		for _, w := range batch {
@@ -99,24 +135,31 @@ func (c *Client) ListPosts(ctx context.Context, q ListQuery) ([]Post, error) {
 			fresh++
 			p, err := w.post()
 			if err != nil {
-				return nil, fmt.Errorf("GET %s page %d: %w", r.display, page, err)
+				return l, fmt.Errorf("GET %s page %d: %w", r.display, page, err)
 			}
-			out = append(out, p)
-			if q.Limit > 0 && len(out) >= q.Limit {
-				return out, nil
+			l.posts = append(l.posts, p)
+			if limit > 0 && len(l.posts) >= limit {
+				return l, nil
 			}
 		}
 		if len(batch) > 0 && fresh == 0 {
-			return nil, fmt.Errorf("GET %s: page %d repeats posts already read: the answers look cached (a cache ignoring the page parameter?)", r.display, page)
+			return l, fmt.Errorf("GET %s: page %d repeats posts already read: the answers look cached (a cache ignoring the page parameter?)", r.display, page)
+		}
+		// WordPress drops posts the user may not read after counting them
+		// (WP_REST_Posts_Controller::get_items, check_read_permission), so
+		// a page can be short although more pages follow: trust
+		// X-WP-TotalPages when it is there, a short page only without it.
+		if tp, err := strconv.Atoi(strings.TrimSpace(a.header.Get("X-WP-TotalPages"))); err == nil {
+			if page >= tp {
+				break
+			}
+			continue
 		}
 		if len(batch) < perPage {
 			break
 		}
-		if tp, err := strconv.Atoi(strings.TrimSpace(a.header.Get("X-WP-TotalPages"))); err == nil && page >= tp {
-			break
-		}
 	}
-	return out, nil
+	return l, nil
 }
 
 // listParams validates q and builds the query of ListPosts (without page).

@@ -480,3 +480,92 @@ func TestTermID(t *testing.T) {
 		}
 	}
 }
+
+// Pages where WordPress hid posts the account may not read: a short page
+// does not end paging while X-WP-TotalPages says more follow; with
+// Complete the shortfall is an error matching ErrCredentials (an Author
+// account cannot see other users' scheduled posts); X-WP-Total moving
+// between pages makes it read the listing again once.
+func TestListPostsHiddenAndMovingPosts(t *testing.T) {
+	tests := []struct {
+		name      string
+		complete  bool
+		pages     [][]httpmock.Responder // per read of the listing: page N answers [read][N-1]
+		wantPosts int
+		wantCalls int
+		wantErr   error
+		wantMsg   string
+	}{
+		{
+			name: "short first page with more pages to come",
+			pages: [][]httpmock.Responder{{
+				reply(200, postsJSON(1, 97), "X-WP-Total", "150", "X-WP-TotalPages", "2"),
+				reply(200, postsJSON(98, 50), "X-WP-Total", "150", "X-WP-TotalPages", "2"),
+			}},
+			wantPosts: 147, wantCalls: 2,
+		},
+		{
+			name:     "complete: the site hides posts from this account",
+			complete: true,
+			pages: [][]httpmock.Responder{
+				{reply(200, postsJSON(1, 1), "X-WP-Total", "3", "X-WP-TotalPages", "1")},
+				{reply(200, postsJSON(1, 1), "X-WP-Total", "3", "X-WP-TotalPages", "1")},
+			},
+			wantCalls: 2, wantErr: ErrCredentials,
+			wantMsg: `counted 3 posts but showed only 1 to user "editor"`,
+		},
+		{
+			name:     "complete: all shown",
+			complete: true,
+			pages:    [][]httpmock.Responder{{reply(200, postsJSON(1, 3), "X-WP-Total", "3", "X-WP-TotalPages", "1")}},
+			wantPosts: 3, wantCalls: 1,
+		},
+		{
+			name: "X-WP-Total moves between pages: read again",
+			pages: [][]httpmock.Responder{
+				{
+					reply(200, postsJSON(1, 100), "X-WP-Total", "150", "X-WP-TotalPages", "2"),
+					reply(200, postsJSON(102, 48), "X-WP-Total", "149", "X-WP-TotalPages", "2"),
+				},
+				{
+					reply(200, postsJSON(1, 100), "X-WP-Total", "149", "X-WP-TotalPages", "2"),
+					reply(200, postsJSON(101, 49), "X-WP-Total", "149", "X-WP-TotalPages", "2"),
+				},
+			},
+			wantPosts: 149, wantCalls: 4,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mt, _ := pinned(t, Options{})
+			read := 0
+			mt.RegisterResponder("GET", postsURL, func(req *http.Request) (*http.Response, error) {
+				page, _ := strconv.Atoi(req.URL.Query().Get("page"))
+				if page == 1 && calls(mt) > 1 {
+					read++
+				}
+				if read >= len(tt.pages) || page < 1 || page > len(tt.pages[read]) {
+					t.Errorf("unexpected read %d page %d", read, page)
+					return httpmock.NewStringResponse(500, "test: unexpected page"), nil
+				}
+				return tt.pages[read][page-1](req)
+			})
+			got, err := c.ListPosts(context.Background(), ListQuery{Statuses: []Status{StatusFuture}, Complete: tt.complete})
+			switch {
+			case tt.wantErr != nil:
+				var he *HiddenPostsError
+				if !errors.Is(err, tt.wantErr) || !errors.As(err, &he) || !strings.Contains(err.Error(), tt.wantMsg) {
+					t.Fatalf("err = %v, want %v containing %q", err, tt.wantErr, tt.wantMsg)
+				}
+			case err != nil:
+				t.Fatal(err)
+			}
+			if len(got) != tt.wantPosts {
+				t.Errorf("got %d posts, want %d", len(got), tt.wantPosts)
+			}
+			if n := calls(mt); n != tt.wantCalls {
+				t.Errorf("%d requests, want %d", n, tt.wantCalls)
+			}
+		})
+	}
+}

@@ -88,4 +88,9 @@ type ListQuery struct {
 	Limit int
 	// WithContent asks for content.raw so that Post.HasContent is set.
 	WithContent bool
+	// Complete makes ListPosts fail with a *HiddenPostsError when the site
+	// counted more matching posts (X-WP-Total) than it showed: WordPress
+	// drops posts the account may not read, e.g. other users' scheduled
+	// and private posts for an Author. Ignored with Limit.
+	Complete bool
 }
