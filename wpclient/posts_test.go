@@ -515,9 +515,9 @@ func TestListPostsHiddenAndMovingPosts(t *testing.T) {
 			wantMsg: `counted 3 posts but showed only 1 to user "editor"`,
 		},
 		{
-			name:     "complete: all shown",
-			complete: true,
-			pages:    [][]httpmock.Responder{{reply(200, postsJSON(1, 3), "X-WP-Total", "3", "X-WP-TotalPages", "1")}},
+			name:      "complete: all shown",
+			complete:  true,
+			pages:     [][]httpmock.Responder{{reply(200, postsJSON(1, 3), "X-WP-Total", "3", "X-WP-TotalPages", "1")}},
 			wantPosts: 3, wantCalls: 1,
 		},
 		{
