@@ -101,10 +101,10 @@ func (f *fakeSite) SchedulePost(_ context.Context, id int, at time.Time) (wpclie
 	return p, err
 }
 
-func (f *fakeSite) SetDraft(_ context.Context, id int, date string) (wpclient.Post, error) {
-	f.calls = append(f.calls, fmt.Sprintf("draft %d %s", id, date))
+func (f *fakeSite) Unschedule(_ context.Context, id int, status wpclient.Status, date string) (wpclient.Post, error) {
+	f.calls = append(f.calls, fmt.Sprintf("%s %d %s", status, id, date))
 	p := f.posts[id]
-	p.Status = wpclient.StatusDraft
+	p.Status = status
 	p.Date = date
 	f.posts[id] = p
 	return p, nil

@@ -70,6 +70,12 @@ type SlotPlan struct {
 	Holders []wpclient.Post
 	// Draft is the queued post to schedule into the slot, or nil.
 	Draft *wpclient.Post
+	// Blocked lists missed-schedule posts dated inside the window (a
+	// future post whose date passed before WP-Cron published it). They do
+	// not fill the slot, but WordPress publishes them as soon as its cron
+	// runs, so wpqueue puts nothing into a slot that has one: adding a
+	// post would make two.
+	Blocked []wpclient.Post
 }
 
 // Filled reports whether the slot holds at least one post.
@@ -98,12 +104,12 @@ func (p Plan) Assignments() []Assignment {
 	return out
 }
 
-// Empty returns the slots that are neither filled nor assigned a draft:
-// the queue ran dry.
+// Empty returns the slots that are neither filled, blocked nor assigned a
+// draft: the queue ran dry.
 func (p Plan) Empty() []Slot {
 	var out []Slot
 	for _, sp := range p.Slots {
-		if !sp.Filled() && sp.Draft == nil {
+		if !sp.Filled() && len(sp.Blocked) == 0 && sp.Draft == nil {
 			out = append(out, sp.Slot)
 		}
 	}
@@ -115,6 +121,8 @@ func (p Plan) Empty() []Slot {
 func (p Plan) NeedsQueue() bool { return len(p.Empty()) > 0 }
 
 // Decide decides which queued post goes into which empty upcoming slot.
+// A slot is empty when no post fills it and no missed-schedule post is
+// dated inside its window (see [SlotPlan.Blocked]).
 //
 // It is a pure function: the result depends only on its arguments; it
 // reads no clock, does no I/O and does not modify posts. posts is
@@ -156,6 +164,11 @@ func Decide(now time.Time, rules Rules, posts []wpclient.Post) Plan {
 				sp.Holders = append(sp.Holders, h)
 			}
 		}
+		for _, m := range plan.Missed {
+			if s.Contains(m.DateGMT) {
+				sp.Blocked = append(sp.Blocked, m)
+			}
+		}
 		slices.SortStableFunc(sp.Holders, func(a, b wpclient.Post) int {
 			return cmp.Compare(absDur(a.DateGMT.Sub(s.At)), absDur(b.DateGMT.Sub(s.At)))
 		})
@@ -171,7 +184,7 @@ func Decide(now time.Time, rules Rules, posts []wpclient.Post) Plan {
 		publishable = append(publishable, q)
 	}
 	for i := range plan.Slots {
-		if plan.Slots[i].Filled() || len(publishable) == 0 {
+		if plan.Slots[i].Filled() || len(plan.Slots[i].Blocked) > 0 || len(publishable) == 0 {
 			continue
 		}
 		d := publishable[0]

@@ -33,6 +33,8 @@ func summary(p Plan) []string {
 				ids = append(ids, fmt.Sprintf("%d/%s", h.ID, h.Status))
 			}
 			s += fmt.Sprint("held ", ids)
+		case len(sp.Blocked) > 0:
+			s += fmt.Sprint("blocked ", ids(sp.Blocked))
 		case sp.Draft != nil:
 			s += fmt.Sprintf("assign %d", sp.Draft.ID)
 		default:
@@ -82,7 +84,7 @@ func TestDecide(t *testing.T) {
 		{"a post just outside the window does not hold", daily(1),
 			[]wpclient.Post{at(draft(5, "x"), wpclient.StatusFuture, "2026-12-01T10:00:00Z"), draft(7, "d")},
 			[]string{"11-30T22:00 assign 7"}, nil, nil, []int{}},
-		{"missed schedule inside the window never holds; reported", daily(1),
+		{"missed schedule outside the window: reported, slot filled from the queue", daily(1),
 			[]wpclient.Post{at(draft(5, "x"), wpclient.StatusFuture, "2026-11-29T22:00:00Z"),
 				at(draft(3, "y"), wpclient.StatusFuture, "2026-11-29T22:30:00Z"), draft(7, "d")},
 			[]string{"11-30T22:00 assign 7"}, []int{5, 3}, nil, []int{}},
@@ -142,6 +144,21 @@ func TestDecide(t *testing.T) {
 				t.Errorf("Now = %v", p.Now)
 			}
 		})
+	}
+}
+
+// A missed-schedule post in the part of the upcoming slot's window that is
+// already past does not fill the slot, but WordPress publishes it when its
+// cron next runs: the slot is blocked, nothing is added.
+func TestDecideMissedInsideWindowBlocks(t *testing.T) {
+	now := utc("2026-11-30T12:00:00Z") // 21:00 in Seoul; next slot 07:00, window from 19:00
+	r := Rules{Schedule: Schedule{Location: mustLoc(t, "Asia/Seoul"), Times: clocks("07:00"), Ahead: 1, Lead: 15 * time.Minute}}
+	p := Decide(now, r, []wpclient.Post{at(draft(5, "x"), wpclient.StatusFuture, "2026-11-30T11:00:00Z"), draft(7, "d")})
+	if diff := cmp.Diff([]string{"11-30T22:00 blocked [5]"}, summary(p)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(p.Missed) != 1 || len(p.Assignments()) != 0 || len(p.Empty()) != 0 || p.Slots[0].Filled() {
+		t.Errorf("plan = %+v", p)
 	}
 }
 

@@ -27,9 +27,9 @@ type Writer interface {
 	// SchedulePost sends {"status":"future","date_gmt":at} for post id and
 	// returns the post as the site answered. It is never retried blindly.
 	SchedulePost(ctx context.Context, id int, at time.Time) (wpclient.Post, error)
-	// SetDraft sends {"status":"draft","date":date} (date site-local, the
-	// post's former date) to give back a post this run scheduled.
-	SetDraft(ctx context.Context, id int, date string) (wpclient.Post, error)
+	// Unschedule sends {"status":status,"date":date} (the post's former
+	// status and site-local date) to give back a post this run scheduled.
+	Unschedule(ctx context.Context, id int, status wpclient.Status, date string) (wpclient.Post, error)
 }
 
 // Filter narrows the queue; ids already resolved from slugs. Empty means
@@ -51,11 +51,6 @@ type Publisher struct {
 	// ReadQueue makes Plan read the queue even when every slot is filled
 	// (for reports that show the queue).
 	ReadQueue bool
-	// ExtraQueue is how many publishable posts beyond those needed to fill
-	// the empty slots the queue read should try to see, so the queue
-	// length can be reported (e.g. alerts.low_queue). Paging stops once
-	// that many (plus room for skipped ones) were read.
-	ExtraQueue int
 }
 
 func (p *Publisher) log() *slog.Logger {
@@ -72,6 +67,9 @@ func holderQuery(slots []Slot) wpclient.ListQuery {
 		After:    slots[0].Start.Add(-readMargin),
 		Before:   slots[len(slots)-1].End.Add(readMargin),
 		OrderBy:  "date",
+		// A filled slot must never look empty: an account that may not
+		// read other users' posts gets a *wpclient.HiddenPostsError.
+		Complete: true,
 	}
 }
 
@@ -95,7 +93,6 @@ func (p *Publisher) Plan(ctx context.Context, site Reader, now time.Time) (Plan,
 	if !plan.NeedsQueue() && !p.ReadQueue {
 		return plan, nil
 	}
-	empty := len(plan.Empty())
 	q := wpclient.ListQuery{
 		Statuses:    []wpclient.Status{p.Rules.queueStatus()},
 		Categories:  p.Filter.Categories,
@@ -104,7 +101,6 @@ func (p *Publisher) Plan(ctx context.Context, site Reader, now time.Time) (Plan,
 		OrderBy:     string(orderOr(p.Rules.Order)),
 		Order:       "asc",
 		WithContent: true,
-		Limit:       empty + p.ExtraQueue + 100,
 	}
 	queue, err := site.ListPosts(ctx, q)
 	if err != nil {
@@ -120,7 +116,8 @@ func (p *Publisher) Plan(ctx context.Context, site Reader, now time.Time) (Plan,
 }
 
 // Recheck re-reads the slot holders of the slots plan left empty (no
-// holder, no draft) and returns those slots with the holders found now. A
+// holder, no draft) and returns those slots with the holders (and
+// missed-schedule posts, in Blocked) found now. A
 // run that found a slot empty and the queue dry calls it before reporting
 // "no publishable draft": another run may have filled the slot after this
 // run's first read (it took the last draft before this run read the
@@ -138,8 +135,12 @@ func (p *Publisher) Recheck(ctx context.Context, site Reader, plan Plan) ([]Slot
 	for _, s := range empty {
 		sp := SlotPlan{Slot: s}
 		for _, h := range held {
-			if fills(h, plan.Now) && s.Contains(h.DateGMT) {
+			switch {
+			case !s.Contains(h.DateGMT):
+			case fills(h, plan.Now):
 				sp.Holders = append(sp.Holders, h)
+			case h.Status == wpclient.StatusFuture:
+				sp.Blocked = append(sp.Blocked, h)
 			}
 		}
 		out = append(out, sp)
@@ -174,6 +175,10 @@ const (
 	Unknown OutcomeKind = "unknown"
 	// NotRun: an earlier failure stopped the run before this assignment.
 	NotRun OutcomeKind = "not-run"
+	// Preempted: just before the write, a fresh read showed the slot
+	// already filled or the post changed since the plan (another run or a
+	// person got there first); nothing was written.
+	Preempted OutcomeKind = "preempted"
 )
 
 // Outcome is what happened to one assignment.
@@ -185,9 +190,12 @@ type Outcome struct {
 	// Retried reports that the update was sent a second time after the
 	// first answer was lost and a re-read showed the post unchanged.
 	Retried bool
-	// Winner is the post that kept the slot when Kind is Yielded.
+	// Winner is the post that kept the slot when Kind is Yielded or
+	// Preempted (nil when the post itself changed).
 	Winner *wpclient.Post
-	Err    error
+	// Note says why, for Preempted and Yielded.
+	Note string
+	Err  error
 }
 
 // Result is the outcome of [Publisher.Apply].
@@ -204,12 +212,18 @@ type Result struct {
 // further change after it. The CLI maps it to exit status 5.
 type VerifyError struct {
 	PostID int
+	// GivenBack reports that the run gave its own post back to the queue
+	// (so that runs reading the same stale answers cannot stack posts).
+	GivenBack bool
 	// What says what the site showed, e.g. `status "publish" (published at
 	// once)` or `date_gmt 2026-11-30T22:00:00, want 2026-11-30T23:00:00`.
 	What string
 }
 
 func (e *VerifyError) Error() string {
+	if e.GivenBack {
+		return fmt.Sprintf("verification failed for post %d: %s; wpqueue gave the post back to the queue and made no other change", e.PostID, e.What)
+	}
 	return fmt.Sprintf("verification failed for post %d: %s; wpqueue made no further change", e.PostID, e.What)
 }
 
@@ -241,7 +255,7 @@ func (p *Publisher) Apply(ctx context.Context, site Writer, plan Plan) (Result, 
 	log := p.log()
 	res := Result{Plan: plan}
 	var firstErr error
-	for _, a := range plan.Assignments() {
+	for i, a := range plan.Assignments() {
 		o := Outcome{Assignment: a, Post: a.Post}
 		if firstErr != nil {
 			o.Kind = NotRun
@@ -253,6 +267,21 @@ func (p *Publisher) Apply(ctx context.Context, site Writer, plan Plan) (Result, 
 			o.Kind, o.Err = NotRun, err
 			res.Outcomes = append(res.Outcomes, o)
 			continue
+		}
+		if i > 0 {
+			// The plan's reads are older now: another run may have filled
+			// this slot, or taken or changed this post, meanwhile.
+			if pre, err := p.preempted(ctx, site, plan.Now, a); err != nil || pre != nil {
+				if err != nil {
+					firstErr = err
+					o.Kind, o.Err = Failed, err
+				} else {
+					o = *pre
+					log.Warn("not written: "+o.Note, "post_id", a.Post.ID, "slot", a.Slot.At)
+				}
+				res.Outcomes = append(res.Outcomes, o)
+				continue
+			}
 		}
 		o = p.schedule(ctx, site, a)
 		if o.Err != nil {
@@ -322,6 +351,32 @@ func (p *Publisher) schedule(ctx context.Context, site Writer, a Assignment) Out
 	return o
 }
 
+// preempted reads the slot and the post again just before a write that is
+// not the plan's first. It returns a Preempted outcome when the slot holds
+// a post now or the post is no longer as planned (status or modified_gmt
+// changed: published by hand, taken by another run), nil to go ahead.
+func (p *Publisher) preempted(ctx context.Context, site Writer, now time.Time, a Assignment) (*Outcome, error) {
+	held, err := site.ListPosts(ctx, holderQuery([]Slot{a.Slot}))
+	if err != nil {
+		return nil, fmt.Errorf("re-read slot before writing post %d: %w", a.Post.ID, err)
+	}
+	for _, h := range held {
+		if fills(h, now) && a.Slot.Contains(h.DateGMT) {
+			return &Outcome{Assignment: a, Kind: Preempted, Post: a.Post, Winner: &h,
+				Note: fmt.Sprintf("the slot was filled by post %d after the plan was made", h.ID)}, nil
+		}
+	}
+	cur, err := site.GetPost(ctx, a.Post.ID)
+	if err != nil {
+		return nil, fmt.Errorf("re-read post %d before writing: %w", a.Post.ID, err)
+	}
+	if cur.Status != a.Post.Status || !cur.ModifiedGMT.Equal(a.Post.ModifiedGMT) {
+		return &Outcome{Assignment: a, Kind: Preempted, Post: cur,
+			Note: fmt.Sprintf("post %d changed after the plan was made (now %s)", cur.ID, describe(cur))}, nil
+	}
+	return nil, nil
+}
+
 // settleable reports whether after err the write may or may not have
 // taken, so a re-read must settle it.
 func settleable(err error) bool {
@@ -385,7 +440,7 @@ func (p *Publisher) verify(ctx context.Context, site Writer, res *Result) error 
 		}
 		if mine < 0 {
 			o.Kind = Failed
-			o.Err = &VerifyError{PostID: o.Post.ID, What: "the update was accepted but a re-read of the slot does not show the post; answers look cached (a page cache in front of the REST API) or the post was changed meanwhile"}
+			o.Err = p.notListed(ctx, site, o)
 			if firstErr == nil {
 				firstErr = o.Err
 			}
@@ -399,14 +454,14 @@ func (p *Publisher) verify(ctx context.Context, site Writer, res *Result) error 
 			log.Warn("slot holds two posts; ours is first in queue order and stays, the other run yields", "post_id", o.Post.ID, "slot", o.Slot.At)
 			continue
 		}
-		log.Warn("slot already filled by another post; setting ours back to draft", "post_id", o.Post.ID, "winner", winner.ID, "slot", o.Slot.At)
-		back, err := site.SetDraft(ctx, o.Post.ID, o.Assignment.Post.Date)
+		log.Warn("slot already filled by another post; giving ours back to the queue", "post_id", o.Post.ID, "winner", winner.ID, "slot", o.Slot.At)
+		back, err := site.Unschedule(ctx, o.Post.ID, o.Assignment.Post.Status, o.Assignment.Post.Date)
 		w := winner
 		o.Winner = &w
-		if err != nil || back.Status != o.Assignment.Post.Status && back.Status != wpclient.StatusDraft {
+		if err != nil || back.Status != o.Assignment.Post.Status {
 			o.Kind = Failed
 			if err == nil {
-				err = &VerifyError{PostID: o.Post.ID, What: "setting it back to draft answered " + describe(back)}
+				err = &VerifyError{PostID: o.Post.ID, What: "giving it back to the queue answered " + describe(back)}
 			}
 			o.Err = fmt.Errorf("slot %s holds posts %d and %d; giving back post %d failed: %w",
 				o.Slot.At.Format(time.RFC3339), winner.ID, o.Post.ID, o.Post.ID, err)
@@ -422,36 +477,62 @@ func (p *Publisher) verify(ctx context.Context, site Writer, res *Result) error 
 }
 
 // winner picks which of a slot's holders stays, by a rule every run
-// computes alike. Our post stays only if every other holder was in our
-// queue snapshot, later than ours in queue order. Why this converges: a run
-// reads the slot before the queue, so a run that put a later post into the
-// same slot read that slot before our write; it read the queue either
-// before our write, and so saw ours ahead of its own, or after it, and so
-// did not see ours in the queue at all: either way it yields by this same
-// rule. A holder we never saw in the queue (published by hand,
-// or scheduled by a run that wrote before we read the queue) wins.
+// computes alike from what it can see. Our post stays only if every other
+// holder was queued in our snapshot (so its writer is another run, not a
+// person) and has a higher post id; otherwise we yield.
+//
+// Why the other run then yields too: it wrote after reading the slot empty,
+// and it read the queue either before our write (it saw ours queued with
+// the lower id) or after it (it never saw ours queued); by this same rule
+// it yields in both cases, provided its verification read comes after our
+// write. With ahead = 1 and queue order id that always holds: had it read
+// the queue while ours was queued it would have chosen ours (lower id,
+// same order), so it read the queue after our write and verifies after
+// that. Post ids, unlike dates, modification times or titles, cannot
+// change between two runs' reads, so both runs compare alike even when the
+// queue order is date, modified or title. See docs/architecture.md for the
+// remaining window with ahead > 1.
 func (p *Publisher) winner(plan Plan, mine wpclient.Post, holders []wpclient.Post) wpclient.Post {
-	pos := map[int]int{}
-	order := 0
+	seen := map[int]bool{}
 	for _, sp := range plan.Slots {
 		if sp.Draft != nil {
-			pos[sp.Draft.ID] = order
-			order++
+			seen[sp.Draft.ID] = true
 		}
 	}
 	for _, q := range plan.Queue {
-		pos[q.ID] = order
-		order++
+		seen[q.ID] = true
 	}
-	minePos := pos[mine.ID]
 	for _, h := range holders {
 		if h.ID == mine.ID {
 			continue
 		}
-		hp, seen := pos[h.ID]
-		if !seen || hp < minePos {
+		if !seen[h.ID] || h.ID < mine.ID {
 			return h
 		}
 	}
 	return mine
+}
+
+// notListed explains a written post that the verification read does not
+// show in its slot while no other post holds it. It reads the post by id:
+// if the post is future at the slot, the listing is stale (a cache in
+// front of the REST API answered from its store) and the run gives its
+// post back to the queue, so that later runs, reading the same stale
+// listing, cannot stack posts into the slot; otherwise the post changed
+// meanwhile and is left as it is. Either way the result is a *VerifyError.
+func (p *Publisher) notListed(ctx context.Context, site Writer, o *Outcome) error {
+	cur, err := site.GetPost(ctx, o.Post.ID)
+	if err != nil {
+		return &VerifyError{PostID: o.Post.ID, What: fmt.Sprintf("the update was accepted but a re-read of the slot does not show the post, and reading the post failed (%v)", err)}
+	}
+	if cur.Status != wpclient.StatusFuture || !cur.DateGMT.Equal(o.Slot.At) {
+		o.Post = cur
+		return &VerifyError{PostID: o.Post.ID, What: "the post changed right after the update: it now shows " + describe(cur)}
+	}
+	back, err := site.Unschedule(ctx, o.Post.ID, o.Assignment.Post.Status, o.Assignment.Post.Date)
+	if err != nil || back.Status != o.Assignment.Post.Status {
+		return &VerifyError{PostID: o.Post.ID, What: fmt.Sprintf("the post is scheduled but the listing of the slot does not show it: answers look cached (a page cache in front of the REST API); giving the post back to the queue failed too (%v), so check the slot by hand", err)}
+	}
+	o.Post = back
+	return &VerifyError{PostID: o.Post.ID, GivenBack: true, What: "the post is scheduled but the listing of the slot does not show it: answers look cached (a page cache or CDN in front of the REST API; exclude /wp-json/ and ?rest_route= from caching)"}
 }

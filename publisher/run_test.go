@@ -79,9 +79,12 @@ func TestApplyAheadFillsInQueueOrder(t *testing.T) {
 	if f.posts[7].DateGMT.Format(wpclient.DateLayout) != slot1 || f.posts[8].DateGMT.Format(wpclient.DateLayout) != slot2 {
 		t.Errorf("posts = %+v %+v", f.posts[7], f.posts[8])
 	}
-	// one verification read for both slots
-	if n := strings.Count(strings.Join(f.calls, "\n"), "list [future publish private]"); n != 2 {
-		t.Errorf("holder reads = %d, want 2 (plan + verify): %v", n, f.calls)
+	// the plan's read, a fresh look at slot 2 before its write, and one
+	// verification read for both slots
+	want := []string{"list [future publish private]", "list [draft]", "schedule 7 " + slot1,
+		"list [future publish private]", "get 8", "schedule 8 " + slot2, "list [future publish private]"}
+	if diff := cmp.Diff(want, f.calls); diff != "" {
+		t.Errorf("calls (-want +got):\n%s", diff)
 	}
 }
 
@@ -288,15 +291,85 @@ func TestTwoRunsConverge(t *testing.T) {
 	}
 }
 
-func TestApplyCachedVerificationIsLoud(t *testing.T) {
-	f := newFake(runNow, draft(4, "a"))
-	f.frozen = map[int]wpclient.Post{4: f.posts[4]} // reads come from a stale cache
-	res, err := planAndApply(t, runPub(1), f)
-	if !errors.Is(err, ErrVerify) || !strings.Contains(err.Error(), "cached") {
-		t.Fatalf("err = %v", err)
+// A cache in front of the site answers listings from its store: the
+// verification read does not show our write. The run fails loudly and gives
+// its post back, so the next run (reading the same stale listing) cannot
+// stack a second post into the slot; across runs, the slot never holds two.
+func TestApplyCachedVerificationIsLoudAndGivesBack(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"), draft(5, "b"), draft(6, "c"))
+	orig := f.posts[4].Date
+	f.frozen = map[int]wpclient.Post{4: f.posts[4], 5: f.posts[5], 6: f.posts[6]} // listings come from a stale cache
+	for run := 1; run <= 3; run++ {
+		f.calls = nil
+		res, err := planAndApply(t, runPub(1), f)
+		var ve *VerifyError
+		if !errors.As(err, &ve) || !ve.GivenBack || !strings.Contains(err.Error(), "cached") {
+			t.Fatalf("run %d: err = %v", run, err)
+		}
+		if res.Outcomes[0].Kind != Failed || !slices.Contains(f.calls, "draft 4 "+orig) {
+			t.Errorf("run %d: outcome %+v, calls %v", run, res.Outcomes[0], f.calls)
+		}
+		future := 0
+		for _, p := range f.posts {
+			if p.Status == wpclient.StatusFuture {
+				future++
+			}
+		}
+		if future != 0 {
+			t.Errorf("run %d: %d posts left scheduled behind a stale listing", run, future)
+		}
 	}
-	if f.schedule != 1 || res.Outcomes[0].Kind != Failed {
-		t.Errorf("writes = %d, outcome = %+v", f.schedule, res.Outcomes[0])
+}
+
+func TestApplyPreemptedBeforeALaterWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after func(f *fakeSite)
+		note  string
+	}{
+		{"slot 2 filled by another run", func(f *fakeSite) {
+			if _, ok := f.posts[90]; !ok {
+				f.posts[90] = at(draft(90, "other"), wpclient.StatusFuture, slot2+"Z")
+			}
+		}, "filled by post 90"},
+		{"post 8 published by hand", func(f *fakeSite) {
+			p := f.posts[8]
+			if p.Status == wpclient.StatusDraft {
+				p.Status, p.DateGMT, p.ModifiedGMT = wpclient.StatusPublish, runNow, runNow
+				f.posts[8] = p
+			}
+		}, "post 8 changed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(runNow, draft(7, "a"), draft(8, "b"))
+			f.afterWrite = tc.after
+			res, err := planAndApply(t, runPub(2), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.schedule != 1 {
+				t.Errorf("writes = %d, want 1: %v", f.schedule, f.calls)
+			}
+			if o := res.Outcomes[1]; o.Kind != Preempted || !strings.Contains(o.Note, tc.note) {
+				t.Errorf("outcome = %+v", o)
+			}
+		})
+	}
+}
+
+func TestYieldGivesBackWithFormerStatus(t *testing.T) {
+	p := runPub(1)
+	p.Rules.QueueStatus = wpclient.StatusPending
+	pend := draft(4, "a")
+	pend.Status = wpclient.StatusPending
+	f := newFake(runNow, pend)
+	f.afterWrite = func(f *fakeSite) { f.posts[99] = at(draft(99, "by hand"), wpclient.StatusPublish, slot1+"Z") }
+	res, err := planAndApply(t, p, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcomes[0].Kind != Yielded || f.posts[4].Status != wpclient.StatusPending {
+		t.Errorf("outcome %+v, post 4 %s, want yielded and pending again", res.Outcomes[0], f.posts[4].Status)
 	}
 }
 

@@ -109,23 +109,17 @@ func Slots(now time.Time, s Schedule) []Slot {
 	var all []time.Time
 	first := now.In(s.Location)
 	day := time.Date(first.Year(), first.Month(), first.Day(), 12, 0, 0, 0, s.Location).AddDate(0, 0, -8)
-	// Every instant on a later calendar day is later than every instant on
-	// an earlier one: a zone transition moves a wall time by at most a
-	// few hours, so this holds for any real zone.
-	upcoming := 0
-	for i := 0; upcoming < s.Ahead+1; i++ {
+	for i := 0; countFrom(all, earliest) < s.Ahead+1; i++ {
 		d := day.AddDate(0, 0, i)
 		if !dayAllowed(s.Days, d.Weekday()) {
 			continue
 		}
-		// Days come in order and dayInstants is sorted and free of
-		// duplicates, so all stays sorted and unique.
-		for _, at := range dayInstants(d, s.Times, s.Location) {
-			all = append(all, at)
-			if !at.Before(earliest) {
-				upcoming++
-			}
-		}
+		all = append(all, dayInstants(d, s.Times, s.Location)...)
+		// Not only within a day: in America/Nuuk clocks jump from
+		// Saturday 23:00 to Sunday 00:00, so 23:30 (moved to the
+		// transition) and the next day's 00:00 are one instant.
+		sort.Slice(all, func(i, j int) bool { return all[i].Before(all[j]) })
+		all = dedupe(all)
 	}
 
 	var out []Slot
@@ -143,6 +137,12 @@ func Slots(now time.Time, s Schedule) []Slot {
 		}
 	}
 	return out
+}
+
+// countFrom counts the instants in sorted ts at or after t.
+func countFrom(ts []time.Time, t time.Time) int {
+	i := sort.Search(len(ts), func(i int) bool { return !ts[i].Before(t) })
+	return len(ts) - i
 }
 
 func dayAllowed(days []time.Weekday, wd time.Weekday) bool {

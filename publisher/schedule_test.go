@@ -135,6 +135,20 @@ func TestSlotWindows(t *testing.T) {
 		!sl[1].Start.Equal(utc("2026-11-29T08:00:00Z")) || !sl[1].End.Equal(utc("2026-11-29T20:00:00Z")) {
 		t.Errorf("windows = %+v", sl)
 	}
+	// America/Nuuk 2027-03-27: clocks jump from Saturday 23:00 to Sunday
+	// 00:00, so Saturday's 23:30 and Sunday's 00:00 are one instant: one
+	// slot, whose window contains it.
+	nuuk := mustLoc(t, "America/Nuuk")
+	s = Schedule{Location: nuuk, Times: clocks("23:30", "00:00"), Ahead: 3}
+	sl = Slots(utc("2027-03-27T12:00:00Z"), s)
+	for i, x := range sl {
+		if !x.Contains(x.At) || i > 0 && !sl[i-1].At.Before(x.At) {
+			t.Errorf("nuuk slots %d: %+v", i, sl)
+		}
+	}
+	if !sl[0].At.Equal(utc("2027-03-28T01:00:00Z")) {
+		t.Errorf("nuuk first slot %s, want the transition 2027-03-28T01:00Z", sl[0].At)
+	}
 	// Mondays only: half a week either side.
 	s = Schedule{Location: time.UTC, Times: clocks("07:00"), Days: []time.Weekday{time.Monday}, Ahead: 1}
 	w := Slots(utc("2026-11-29T00:00:00Z"), s)[0]
@@ -148,7 +162,7 @@ func TestSlotWindows(t *testing.T) {
 // increasing, windows contiguous and containing their slot, wall time kept
 // unless in a gap.
 func TestSlotsProperties(t *testing.T) {
-	zones := []string{"UTC", "Europe/Berlin", "America/New_York", "Asia/Seoul", "Australia/Lord_Howe", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham", "America/Santiago", "America/Havana", "Africa/Casablanca"}
+	zones := []string{"UTC", "Europe/Berlin", "America/New_York", "Asia/Seoul", "Australia/Lord_Howe", "Asia/Kolkata", "America/St_Johns", "Pacific/Chatham", "America/Santiago", "America/Havana", "Africa/Casablanca", "America/Nuuk"}
 	r := rand.New(rand.NewPCG(1, 2))
 	base := utc("2026-01-01T00:00:00Z")
 	for i := 0; i < 3000; i++ {

@@ -117,7 +117,7 @@ type Options struct {
 	// capped at RetryWaitMax. Defaults 1s and 20s.
 	RetryWaitMin, RetryWaitMax time.Duration
 	// ReadOnly makes the client unable to write (dry run): SchedulePost and
-	// SetDraft return [ErrReadOnly] at once, and the transport itself refuses
+	// Unschedule return [ErrReadOnly] at once, and the transport itself refuses
 	// every method other than GET and HEAD before anything reaches the network.
 	ReadOnly bool
 	// AllowInsecureHTTP allows http:// URLs to hosts other than loopback

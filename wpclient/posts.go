@@ -274,19 +274,25 @@ func (c *Client) SchedulePost(ctx context.Context, id int, at time.Time) (Post, 
 	return c.writePost(ctx, id, body)
 }
 
-// SetDraft makes post id a draft again dated date, a site-local time in
-// [DateLayout] (the "date" field, not date_gmt), with exactly the body
-// {"status":"draft","date":"<date>"}. wpqueue uses it to revert its own
-// write, restoring the draft's previous local date. Same once-only,
-// no-redirect and read-only rules as [Client.SchedulePost].
-func (c *Client) SetDraft(ctx context.Context, id int, date string) (Post, error) {
+// Unschedule gives post id back to the queue: status (draft or pending,
+// the status it had before wpqueue scheduled it) dated date, a site-local
+// time in [DateLayout] (the "date" field, not date_gmt), with exactly the
+// body {"status":"<status>","date":"<date>"}. wpqueue uses it only to
+// revert its own write. WordPress cannot make the date floating again: it
+// stores post_date_gmt from date (rest_get_date_with_gmt), so the post
+// keeps its local date and queue position but gains a fixed GMT date.
+// Same once-only, no-redirect and read-only rules as [Client.SchedulePost].
+func (c *Client) Unschedule(ctx context.Context, id int, status Status, date string) (Post, error) {
+	if status != StatusDraft && status != StatusPending {
+		return Post{}, fmt.Errorf("unschedule post %d: status %q is neither draft nor pending", id, status)
+	}
 	if _, err := time.Parse(DateLayout, date); err != nil {
-		return Post{}, fmt.Errorf("set post %d to draft: date %q is not in the layout %s", id, date, DateLayout)
+		return Post{}, fmt.Errorf("unschedule post %d: date %q is not in the layout %s", id, date, DateLayout)
 	}
 	body, err := json.Marshal(struct {
 		Status Status `json:"status"`
 		Date   string `json:"date"`
-	}{StatusDraft, date})
+	}{status, date})
 	if err != nil {
 		return Post{}, err
 	}

@@ -416,12 +416,12 @@ func TestSchedulePostErrors(t *testing.T) {
 	}
 }
 
-func TestSetDraft(t *testing.T) {
+func TestUnschedule(t *testing.T) {
 	c, mt, _ := pinned(t, Options{})
 	var rec recorder
 	mt.RegisterResponder("POST", postsURL+"/4", rec.wrap(reply(200,
 		`{"id":4,"date":"2026-11-24T09:00:00","date_gmt":"2026-11-24T08:00:00","status":"draft","title":{"raw":"Seed draft 1"},"content":{"raw":"x"}}`)))
-	p, err := c.SetDraft(context.Background(), 4, "2026-11-24T09:00:00")
+	p, err := c.Unschedule(context.Background(), 4, StatusDraft, "2026-11-24T09:00:00")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,8 +432,11 @@ func TestSetDraft(t *testing.T) {
 	if want := `{"status":"draft","date":"2026-11-24T09:00:00"}`; body != want {
 		t.Errorf("body = %s, want %s", body, want)
 	}
-	if _, err := c.SetDraft(context.Background(), 4, "2026-11-24 09:00"); err == nil {
+	if _, err := c.Unschedule(context.Background(), 4, StatusDraft, "2026-11-24 09:00"); err == nil {
 		t.Error("malformed date accepted")
+	}
+	if _, err := c.Unschedule(context.Background(), 4, StatusPublish, "2026-11-24T09:00:00"); err == nil {
+		t.Error("status publish accepted: Unschedule only gives posts back to the queue")
 	}
 	if calls(mt) != 1 {
 		t.Errorf("%d requests, want 1", calls(mt))

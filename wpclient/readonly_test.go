@@ -22,9 +22,9 @@ func TestReadOnlyWritesRefused(t *testing.T) {
 	if !errors.Is(err, ErrReadOnly) {
 		t.Errorf("SchedulePost: %v, want ErrReadOnly", err)
 	}
-	_, err = c.SetDraft(ctx, 4, "2026-11-24T09:00:00")
+	_, err = c.Unschedule(ctx, 4, StatusDraft, "2026-11-24T09:00:00")
 	if !errors.Is(err, ErrReadOnly) {
-		t.Errorf("SetDraft: %v, want ErrReadOnly", err)
+		t.Errorf("Unschedule: %v, want ErrReadOnly", err)
 	}
 	if calls(mt) != 0 || c.Requests() != 0 {
 		t.Errorf("mock saw %d calls, Requests() = %d; want 0", calls(mt), c.Requests())

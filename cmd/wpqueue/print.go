@@ -69,6 +69,14 @@ func (r *siteReport) writePublish(w io.Writer) error {
 			fmt.Fprintf(w, "slot %s was filled meanwhile by %s (another run); %s went back to draft\n", slot, postRef(s.Winner, true), postRef(s.Post, false))
 		case stateFailed:
 			fmt.Fprintf(w, "FAILED to schedule %s for %s\n", postRef(s.Post, false), slot)
+		case stateBlocked:
+			fmt.Fprintf(w, "slot %s gets nothing: %s is a missed schedule in its window\n", slot, postRef(s.Post, true))
+		case statePreempted:
+			if s.Winner != nil {
+				fmt.Fprintf(w, "nothing to do: slot %s was filled meanwhile by %s\n", slot, postRef(s.Winner, true))
+			} else {
+				fmt.Fprintf(w, "not written: %s changed after the plan was made\n", postRef(s.Post, true))
+			}
 		case stateUnknown:
 			fmt.Fprintf(w, "INTERRUPTED while scheduling %s for %s: the site may have applied it; run 'wpqueue status' to see\n", postRef(s.Post, false), slot)
 		case stateNotRun:
@@ -106,6 +114,8 @@ func (r *siteReport) writeStatus(w io.Writer) error {
 			}
 		case statePlanned:
 			fmt.Fprintf(tw, "  %s\t%s\tempty\t\tnext run schedules #%d %s\n", local, utc, s.Post.ID, quote(s.Post.Title))
+		case stateBlocked:
+			fmt.Fprintf(tw, "  %s\t%s\t#%d\t%s\tmissed schedule: goes out when WP-Cron runs; nothing added\n", local, utc, s.Post.ID, quote(s.Post.Title))
 		default:
 			fmt.Fprintf(tw, "  %s\t%s\tempty\t\tno publishable draft queued\n", local, utc)
 		}
@@ -114,7 +124,7 @@ func (r *siteReport) writeStatus(w io.Writer) error {
 		return err
 	}
 	if r.Queue != nil {
-		fmt.Fprintf(w, "\nqueue (%d publishable after the planned slots)\n", len(r.Queue))
+		fmt.Fprintf(w, "\nqueue (%d publishable, in queue order)\n", len(r.Queue))
 		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for i, q := range r.Queue {
 			if i == 10 {

@@ -46,8 +46,10 @@ const (
 	stateEmpty     = "empty"     // no publishable draft for it
 	stateYielded   = "yielded"   // another run's post won; ours went back to draft
 	stateFailed    = "failed"
-	stateUnknown   = "unknown" // interrupted while the update was in flight
-	stateNotRun    = "not-run" // an earlier failure stopped the run
+	stateUnknown   = "unknown"   // interrupted while the update was in flight
+	stateBlocked   = "blocked"   // a missed-schedule post in its window goes out when WP-Cron runs
+	statePreempted = "preempted" // filled, or the post changed, just before our write
+	stateNotRun    = "not-run"   // an earlier failure stopped the run
 )
 
 type slotView struct {
@@ -128,6 +130,10 @@ func (r *siteReport) fromPlan(p publisher.Plan, lowQueue int) {
 				}
 				r.warn("slot %s holds %d posts (%s); wpqueue adds no more and changes none of them", r.when(sp.Slot.At), len(sp.Holders), postList(sp.Holders))
 			}
+		case len(sp.Blocked) > 0:
+			v.State = stateBlocked
+			v.Post = r.viewPtr(sp.Blocked[0])
+			r.warn("slot %s gets no post: missed-schedule post #%d %q is dated inside its window and goes out as soon as WP-Cron runs", r.when(sp.Slot.At), sp.Blocked[0].ID, sp.Blocked[0].Title)
 		case sp.Draft != nil:
 			v.State = statePlanned
 			v.Post = r.viewPtr(*sp.Draft)
@@ -185,6 +191,12 @@ func (r *siteReport) fromResult(res publisher.Result) {
 				v.State = stateNotRun
 			case publisher.Unknown:
 				v.State = stateUnknown
+			case publisher.Preempted:
+				v.State = statePreempted
+				if o.Winner != nil {
+					v.Winner = r.viewPtr(*o.Winner)
+				}
+				r.warn("slot %s: %s; nothing written", r.when(o.Slot.At), o.Note)
 			default:
 				v.State = stateFailed
 				if o.Err != nil {

@@ -15,7 +15,8 @@ var statusNow = time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
 func seedStatus(wp *fakeWP) {
 	wp.add(
 		// status future, dated an hour ago: WP-Cron missed it. It lies in
-		// slot 1's window and must not fill it.
+		// slot 1's window: it does not fill the slot, but it goes out when
+		// WP-Cron runs, so nothing may be added there (blocked).
 		fakePost{ID: 20, Status: "future", Title: "Missed one", Content: "x", DateGMT: utc(2026, 11, 29, 19, 0)},
 		fakePost{ID: 30, Status: "future", Title: "Already scheduled", Content: "x", DateGMT: slot2},
 		draft(7, "Seven", utc(2026, 11, 1, 8, 0)),
@@ -40,31 +41,29 @@ func TestStatus(t *testing.T) {
 		"now       Sun 2026-11-29 21:00 CET (2026-11-29 20:00 UTC)",
 		"upcoming slots",
 		"missed schedule: post #20 \"Missed one\" was due Sun 2026-11-29 20:00 CET (2026-11-29 19:00 UTC)",
-		"the queue is low: 2 publishable draft(s) left",
+		"slot Mon 2026-11-30 07:00 CET (2026-11-30 06:00 UTC) gets no post: missed-schedule post #20",
 		"draft #8 \"No body yet\" is never scheduled: empty content",
 	)
-	// Slot lines: the first is empty (the missed post does not count) with
-	// the draft the next run picks; the second holds #30.
-	mustMatch(t, r.out, `(?m)^  Mon 2026-11-30 07:00 CET +2026-11-30 06:00 UTC +empty +next run schedules #5 "Five"$`)
+	// Slot lines: the first is blocked by the missed post (it does not
+	// fill the slot, but nothing is added); the second holds #30.
+	mustMatch(t, r.out, `(?m)^  Mon 2026-11-30 07:00 CET +2026-11-30 06:00 UTC +#20 +"Missed one" +missed schedule: goes out when WP-Cron runs; nothing added$`)
 	mustMatch(t, r.out, `(?m)^  Tue 2026-12-01 07:00 CET +2026-12-01 06:00 UTC +#30 +"Already scheduled" +future$`)
-	// The queue after the planned slot, in queue order (by id).
-	mustMatch(t, r.out, `(?s)queue \(2 publishable after the planned slots\)\n  #6 +"Six" +draft\n  #7 +"Seven" +draft\n`)
+	// The whole queue, in queue order (by id).
+	mustMatch(t, r.out, `(?s)queue \(3 publishable, in queue order\)\n  #5 +"Five" +draft\n  #6 +"Six" +draft\n  #7 +"Seven" +draft\n`)
 	if i, j := strings.Index(r.out, "upcoming slots"), strings.Index(r.out, "warnings"); i < 0 || j < i {
 		t.Errorf("sections out of order:\n%s", r.out)
 	}
 
-	// publish agrees: #5 goes into slot 1 although the missed #20 lies in
-	// its window, and #20 is left alone.
+	// publish agrees: nothing goes into slot 1, whose window holds the
+	// missed #20, and #20 is left alone.
 	h.wp.reset()
 	r = h.run("publish", "--schedule-ahead", "2")
 	wantCode(t, r, exitOK)
-	wantContains(t, "stdout", r.out, `scheduled post #5 "Five" for Mon 2026-11-30 07:00 CET`,
+	wantContains(t, "stdout", r.out, `slot Mon 2026-11-30 07:00 CET (2026-11-30 06:00 UTC) gets nothing: post #20 "Missed one" (future) is a missed schedule in its window`,
 		`nothing to do: slot Tue 2026-12-01 07:00 CET (2026-12-01 06:00 UTC) holds post #30 "Already scheduled" (future)`,
 		"warning: missed schedule: post #20")
-	for _, w := range h.wp.writes() {
-		if w.Route != "/wp/v2/posts/5" {
-			t.Errorf("publish wrote %s", w)
-		}
+	if w := h.wp.writes(); len(w) != 0 {
+		t.Errorf("publish wrote %v", w)
 	}
 	if p := h.wp.post(20); p.Status != "future" || !p.DateGMT.Equal(utc(2026, 11, 29, 19, 0)) {
 		t.Errorf("the missed post changed: %+v", p)
@@ -82,8 +81,8 @@ func TestStatusJSONAndMissedPost(t *testing.T) {
 	if rep.Command != "status" || !rep.DryRun {
 		t.Errorf("command %q dry_run %v", rep.Command, rep.DryRun)
 	}
-	if len(rep.Slots) != 1 || rep.Slots[0].State != "planned" || rep.Slots[0].Post == nil || rep.Slots[0].Post.ID != 5 {
-		t.Errorf("slots = %+v, want slot 1 planned with #5", rep.Slots)
+	if len(rep.Slots) != 1 || rep.Slots[0].State != "blocked" || rep.Slots[0].Post == nil || rep.Slots[0].Post.ID != 20 {
+		t.Errorf("slots = %+v, want slot 1 blocked by #20", rep.Slots)
 	}
 	if len(rep.Missed) != 1 || rep.Missed[0].ID != 20 || rep.Missed[0].DateLocal != "2026-11-29T20:00:00+01:00" {
 		t.Errorf("missed = %+v", rep.Missed)
@@ -92,8 +91,8 @@ func TestStatusJSONAndMissedPost(t *testing.T) {
 	for _, q := range rep.Queue {
 		ids = append(ids, q.ID)
 	}
-	if len(ids) != 2 || ids[0] != 6 || ids[1] != 7 {
-		t.Errorf("queue ids = %v, want [6 7]", ids)
+	if len(ids) != 3 || ids[0] != 5 || ids[1] != 6 || ids[2] != 7 {
+		t.Errorf("queue ids = %v, want [5 6 7]", ids)
 	}
 }
 
@@ -105,7 +104,7 @@ func TestStatusReadsTheQueueWhenSlotsAreFull(t *testing.T) {
 	)
 	r := h.run("status")
 	wantCode(t, r, exitOK)
-	mustMatch(t, r.out, `(?s)queue \(1 publishable after the planned slots\)\n  #5 +"Five" +draft\n`)
+	mustMatch(t, r.out, `(?s)queue \(1 publishable, in queue order\)\n  #5 +"Five" +draft\n`)
 	wantContains(t, "stdout", r.out, "the queue is low: 1 publishable draft(s) left")
 }
 
