@@ -469,6 +469,13 @@ func (b *builder) schedule() Schedule {
 
 	s.Ahead = b.intVal("schedule.ahead", 1, maxAhead)
 	s.Lead = b.duration("schedule.lead", 0)
+	if raw := b.get("schedule.lead").raw; s.Lead < time.Minute && !negative(raw) {
+		// wp_insert_post publishes at once a 'future' post whose date is
+		// not more than a minute ahead; a shorter lead could publish early.
+		v := b.get("schedule.lead")
+		b.fail(v, shown(v.raw), "%v is too short: WordPress publishes at once a post scheduled less than a minute ahead (want at least 1m; default 15m)", s.Lead)
+		s.Lead = time.Minute
+	}
 
 	tz, zv := b.str("schedule.timezone")
 	if tz != "" {
@@ -519,4 +526,16 @@ func (b *builder) userID(key string) string {
 
 func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// negative reports whether a raw duration value is negative (already
+// reported by duration).
+func negative(raw any) bool {
+	switch x := raw.(type) {
+	case time.Duration:
+		return x < 0
+	case string:
+		return strings.HasPrefix(strings.TrimSpace(x), "-")
+	}
+	return false
 }

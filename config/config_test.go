@@ -83,7 +83,7 @@ func TestLoadFull(t *testing.T) {
 				Times:    clocks("07:00", "19:30"),
 				Days:     []time.Weekday{time.Monday, time.Friday},
 				Ahead:    3,
-				Lead:     0,
+				Lead:     time.Minute,
 				Timezone: "Europe/Berlin",
 			},
 			Queue:  Queue{Status: "pending", Category: "news", Tag: "42", Author: "7", Order: "modified"},

@@ -271,3 +271,23 @@ func TestPlainHTTPOnLoopbackIsAllowed(t *testing.T) {
 		t.Errorf("a host that only starts like loopback: err = %v", err)
 	}
 }
+
+// WordPress publishes at once a post scheduled less than a minute ahead:
+// a lead under 1m is refused, naming the key and value.
+func TestLeadAtLeastAMinute(t *testing.T) {
+	for _, v := range []string{"0", "0s", "30s", "59s"} {
+		t.Chdir(t.TempDir())
+		t.Setenv("WPQUEUE_SITE_URL", "https://blog.example.com")
+		t.Setenv("WPQUEUE_SITE_USERNAME", "editor")
+		t.Setenv("WPQUEUE_SCHEDULE_LEAD", v)
+		_, err := Load(LoadOptions{})
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Key != "schedule.lead" || fe.Value != v || !strings.Contains(err.Error(), "at least 1m") {
+			t.Errorf("lead %q: err = %v", v, err)
+		}
+	}
+	t.Setenv("WPQUEUE_SCHEDULE_LEAD", "1m")
+	if _, err := Load(LoadOptions{}); err != nil {
+		t.Errorf("lead 1m: %v", err)
+	}
+}

@@ -42,7 +42,7 @@ var keyDefs = []keyDef{
 	{key: "schedule.times", kind: kindList, def: []string{"07:00"}, usage: "publishing times, HH:MM 24-hour in the site's zone, comma-separated"},
 	{key: "schedule.days", kind: kindList, def: []string{}, usage: "publishing weekdays (monday..sunday or mon..sun), comma-separated; empty = every day"},
 	{key: "schedule.ahead", kind: kindInt, def: 1, usage: "how many upcoming slots to keep filled (1..1000)"},
-	{key: "schedule.lead", kind: kindDuration, def: 15 * time.Minute, usage: "skip slots starting sooner than this"},
+	{key: "schedule.lead", kind: kindDuration, def: 15 * time.Minute, usage: "skip slots starting sooner than this (at least 1m)"},
 	{key: "schedule.timezone", kind: kindString, def: "", usage: "IANA time zone of the slots; empty = the site's own"},
 	{key: "queue.status", kind: kindString, def: "draft", usage: "status of queued posts: draft or pending"},
 	{key: "queue.category", kind: kindString, def: "", usage: "only queue posts in this category (slug or id)"},

@@ -110,7 +110,7 @@ func precCases(t *testing.T, dir string) []precCase {
 			flag: lv("4", 4), multi: true},
 		{key: "schedule.lead", get: sched(func(s Schedule) any { return s.Lead }), def: 15 * time.Minute,
 			file: layerValue{"5m", 5 * time.Minute},
-			env:  layerValue{"0", time.Duration(0)},
+			env:  layerValue{"2m", 2 * time.Minute},
 			flag: lv("1h", time.Hour), multi: true},
 		{key: "schedule.timezone", get: sched(func(s Schedule) any { return s.Timezone }), def: "",
 			file: layerValue{"Europe/Paris", "Europe/Paris"},
