@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -297,4 +298,38 @@ func TestQueueOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAuthorAccountRefused: an application password of an Author account
+// cannot see other users' scheduled posts (WordPress drops them after
+// counting them), so a slot filled by someone else would look empty. wpqueue
+// notices the shortfall (X-WP-Total above what it was shown), exits 3 and
+// writes nothing.
+func TestAuthorAccountRefused(t *testing.T) {
+	s := needSite(t, "utc")
+	s.reset(t)
+	pwFile := filepath.Join(t.TempDir(), "author-password")
+	php := filepath.Join(t.TempDir(), "author.php")
+	// Idempotent: the user survives the post resets between tests.
+	src := `<?php
+$u = get_user_by('login', 'e2e-author');
+$id = $u ? $u->ID : wp_insert_user(['user_login'=>'e2e-author','user_pass'=>wp_generate_password(),'user_email'=>'e2e-author@example.com','role'=>'author']);
+list($plain,) = WP_Application_Passwords::create_new_application_password($id, ['name'=>'e2e-'.uniqid()]);
+file_put_contents($argv[1], $plain."\n");
+`
+	if err := os.WriteFile(php, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("bash", suite.script, "php", "--dir", s.dir, php, pwFile).CombinedOutput(); err != nil {
+		t.Fatalf("creating the author: %v\n%s", err, out)
+	}
+	// The admin's first draft holds the next slot.
+	slot := expectedSlots(time.Now(), s.loc, 1)[0]
+	s.setPost(t, s.drafts[0], "future", slot)
+	before := s.dumpAll(t)
+	o := runOpts{env: []string{"WPQUEUE_SITE_USERNAME=e2e-author", "WPQUEUE_SITE_PASSWORD_FILE=" + pwFile}}
+	r := s.run(t, o, "publish")
+	wantCode(t, r, 3)
+	wantContains(t, r, "stderr", "Editor or Administrator")
+	wantSame(t, "wp_posts after an Author account's run", before, s.dumpAll(t))
 }
