@@ -30,7 +30,6 @@ set -a
 # shellcheck disable=SC1091
 . "$dir/env"
 set +a
-export WPQUEUE_LOCK_PATH="$work/lock"
 cd "$work"
 pw=$(tr -d '\n' <"$WPQUEUE_SITE_PASSWORD_FILE")
 
