@@ -15,7 +15,11 @@ import (
 )
 
 // searchPaths returns the files tried, in order, when no --config is given.
-func searchPaths() []string {
+// SearchPaths returns where Load looks for a config file when no path is
+// given, in order: ./wpqueue.yaml, then <os.UserConfigDir()>/wpqueue/config.yaml
+// ($XDG_CONFIG_HOME or ~/.config on Linux, %AppData% on Windows,
+// ~/Library/Application Support on macOS).
+func SearchPaths() []string {
 	paths := []string{"wpqueue.yaml"}
 	if dir, err := os.UserConfigDir(); err == nil {
 		paths = append(paths, filepath.Join(dir, "wpqueue", "config.yaml"))
@@ -34,7 +38,7 @@ func readConfigFile(explicit string) (string, []byte, error) {
 		}
 		return absPath(explicit), data, nil
 	}
-	for _, p := range searchPaths() {
+	for _, p := range SearchPaths() {
 		data, err := os.ReadFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -68,8 +68,13 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	case errors.As(err, &es):
 		return es.code
 	}
-	fmt.Fprintf(a.streams.Err, "wpqueue: %v\n", err)
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(a.streams.Err, "wpqueue: %s\n", line)
+	}
 	code := exitCode(err)
+	if errors.Is(err, config.ErrConfig) && a.configPath == "" && noConfigFile() {
+		fmt.Fprintf(a.streams.Err, "wpqueue: no config file was found (looked for %s); see 'Set it up for your site' in the README\n", strings.Join(config.SearchPaths(), " and "))
+	}
 	if code == exitError && isCobraUsageError(err) {
 		code = exitUsage
 	}
@@ -77,6 +82,16 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		fmt.Fprintln(a.streams.Err, "Run 'wpqueue --help' for usage.")
 	}
 	return code
+}
+
+// noConfigFile reports whether none of the default config files exists.
+func noConfigFile() bool {
+	for _, p := range config.SearchPaths() {
+		if _, err := os.Stat(p); err == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // isCobraUsageError recognises cobra's own argument errors, which it

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/wpqueue/wpqueue/config"
 	"github.com/wpqueue/wpqueue/lockfile"
@@ -57,10 +58,11 @@ func (e *usageError) Error() string { return e.msg }
 type noDraftError struct{ empty int }
 
 func (e *noDraftError) Error() string {
+	const fix = " (add drafts with a title and content, or lower schedule.ahead)"
 	if e.empty == 1 {
-		return "a slot is empty and no publishable draft is queued"
+		return "a slot is empty and no publishable draft is queued" + fix
 	}
-	return "slots are empty and no publishable draft is queued"
+	return fmt.Sprintf("%d slots are empty and no publishable draft is queued", e.empty) + fix
 }
 
 // exitCode maps an error to the exit status. It is the one place that does.

@@ -158,8 +158,10 @@ func (r *siteReport) fromPlan(p publisher.Plan, lowQueue int) {
 		switch n := len(p.Queue); {
 		case n == 0 && len(p.Empty()) > 0:
 			r.warn("the queue is empty: %d upcoming slot(s) will stay empty", len(p.Empty()))
+		case n == 0 && r.Command == "status":
+			r.warn("the queue is empty: the next free slot will stay empty unless a draft is added")
 		case n == 0:
-			r.warn("the queue is empty after this run: the next slot will stay empty unless a draft is added")
+			r.warn("the queue is empty after this run: the next free slot will stay empty unless a draft is added")
 		case n < lowQueue:
 			r.warn("the queue is low: %d publishable draft(s) left (alerts.low_queue is %d)", n, lowQueue)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -109,5 +110,10 @@ func lockSite(ctx context.Context, s config.Site, wait time.Duration, log *slog.
 	if lockfile.IsUnderTemp(path) {
 		log.Warn("lock.path is under a temporary directory: cleaners such as systemd-tmpfiles may delete it, and systemd's PrivateTmp= gives a service its own copy, so a timer and a manual run would not exclude each other", "path", path)
 	}
+	lk, err := lockfile.Acquire(ctx, path, 0)
+	if err == nil || wait <= 0 || !errors.Is(err, lockfile.ErrLocked) {
+		return lk, err
+	}
+	log.Warn("another run holds the lock; waiting for it", "path", path, "wait", wait)
 	return lockfile.Acquire(ctx, path, wait)
 }
