@@ -181,23 +181,20 @@ func (r *siteReport) fromResult(res publisher.Result) {
 			}
 			v := &r.Slots[i]
 			v.Post = r.viewPtr(o.Post)
+			if o.Winner != nil {
+				v.Winner = r.viewPtr(*o.Winner)
+			}
 			switch o.Kind {
 			case publisher.Scheduled:
 				v.State = stateScheduled
 			case publisher.Yielded:
 				v.State = stateYielded
-				if o.Winner != nil {
-					v.Winner = r.viewPtr(*o.Winner)
-				}
 			case publisher.NotRun:
 				v.State = stateNotRun
 			case publisher.Unknown:
 				v.State = stateUnknown
 			case publisher.Preempted:
 				v.State = statePreempted
-				if o.Winner != nil {
-					v.Winner = r.viewPtr(*o.Winner)
-				}
 				r.warn("slot %s: %s; nothing written", r.when(o.Slot.At), o.Note)
 			default:
 				v.State = stateFailed
