@@ -56,6 +56,11 @@ var specs = []siteSpec{
 		zone: ianaZone("Europe/Berlin"), zoneLabel: "Europe/Berlin (the site's timezone_string)"},
 	{name: "offset", args: []string{"--gmt-offset", "5.5", "--drafts", "5"},
 		zone: fixedZone(5.5), zoneLabel: "UTC+5:30 (the site's gmt_offset)"},
+	// A default install (plain permalinks, UTC) with a must-use plugin that
+	// bends WordPress's answers for requests whose User-Agent asks for it
+	// (hostile_test.go, testdata/mu-plugins/hostile.php).
+	{name: "hostile", args: []string{"--drafts", "5", "--mu-plugin", "testdata/mu-plugins/hostile.php"},
+		zone: fixedZone(0), zoneLabel: "UTC (the site's gmt_offset)"},
 }
 
 // suite is the shared state TestMain sets up.

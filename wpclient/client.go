@@ -162,9 +162,13 @@ type Client struct {
 	// secrets are scrubbed from body excerpts shown in errors.
 	secrets []string
 
-	requests atomic.Int64
-	bust     atomic.Uint64
-	bomOnce  sync.Once
+	requests  atomic.Int64
+	bust      atomic.Uint64
+	bomOnce   sync.Once
+	redirOnce sync.Once
+	// appPw is the index's AppPasswords, for CredentialsError (an atomic:
+	// errors are built while Index holds mu).
+	appPw atomic.Int32
 
 	mu    sync.Mutex
 	index *Index
@@ -353,6 +357,8 @@ func isLoopback(host string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
+func (c *Client) appPasswords() AppPasswords { return AppPasswords(c.appPw.Load()) }
 
 // Requests returns the number of HTTP requests sent so far, redirects and
 // retries included. Requests refused by the read-only guard are not counted.

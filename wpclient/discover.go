@@ -23,7 +23,7 @@ const (
 // indexFields keeps the index answer small: without it the index lists every
 // route of every plugin (often hundreds of kB). rest_filter_response_fields
 // applies _fields to the index like to any answer.
-const indexFields = "name,url,home,gmt_offset,timezone_string,namespaces"
+const indexFields = "name,url,home,gmt_offset,timezone_string,namespaces,authentication"
 
 // Index returns the site's REST API index (GET <root>), discovering the REST
 // root first unless Options.APIRoot pins it. The result is cached: later
@@ -158,11 +158,14 @@ func (c *Client) discover(ctx context.Context) (Index, error) {
 
 // fatal reports errors that end discovery at once: the site answered as
 // WordPress but refused the credentials, the site is down, the caller gave
-// up, or the client may not send the request.
+// up, the client may not send the request, or the REST API answered with
+// text (PHP notices) before its JSON: the API is there, and the text is
+// what the user must fix, not site.url.
 func fatal(err error) bool {
+	var nj *NotJSONError
 	return err != nil && (errors.Is(err, ErrCredentials) || errors.Is(err, ErrUnavailable) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, ErrReadOnly))
+		errors.Is(err, ErrReadOnly) || (errors.As(err, &nj) && nj.JunkBefore > 0))
 }
 
 // wireIndex is the part of the index (WP_REST_Server::get_index) we read.
@@ -173,6 +176,25 @@ type wireIndex struct {
 	GMTOffset      json.RawMessage `json:"gmt_offset"`
 	TimezoneString string          `json:"timezone_string"`
 	Namespaces     []string        `json:"namespaces"`
+	// Authentication is an object keyed by scheme ("application-passwords"),
+	// or [] when none is offered; absent before WordPress 5.6.
+	Authentication json.RawMessage `json:"authentication"`
+}
+
+// appPasswords reads what the index's "authentication" says about
+// application passwords.
+func (w *wireIndex) appPasswords() AppPasswords {
+	s := strings.TrimSpace(string(w.Authentication))
+	if s == "" || s == "null" {
+		return AppPasswordsUnknown
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(w.Authentication, &m) == nil {
+		if _, ok := m["application-passwords"]; ok {
+			return AppPasswordsOffered
+		}
+	}
+	return AppPasswordsNotOffered // [] (PHP's empty array) or an object without it
 }
 
 // tryIndex GETs the index at root. It returns the index and an empty result
@@ -196,7 +218,9 @@ func (c *Client) tryIndex(ctx context.Context, root string) (Index, string, erro
 	if err != nil {
 		return Index{}, c.describe(a), fmt.Errorf("%s %s: %w", r.method, r.display, err)
 	}
-	return Index{Root: root, Name: w.Name, Home: w.Home, TimezoneString: w.TimezoneString, GMTOffset: off}, "", nil
+	ap := w.appPasswords()
+	c.appPw.Store(int32(ap))
+	return Index{Root: root, Name: w.Name, Home: w.Home, TimezoneString: w.TimezoneString, GMTOffset: off, AppPasswords: ap}, "", nil
 }
 
 // parseGMTOffset reads gmt_offset: WordPress sends the option as stored, a
@@ -240,7 +264,7 @@ func errorResult(err error) string {
 	case errors.As(err, &ae):
 		return fmt.Sprintf("HTTP %d %s %s", ae.Status, ae.Code, strconv.Quote(truncate(ae.Message, 60)))
 	case errors.As(err, &re):
-		return fmt.Sprintf("HTTP %d redirect to %s (not followed)", re.Status, re.Location)
+		return fmt.Sprintf("HTTP %d redirect to %s (not followed)", re.Status, shortURL(re.Location))
 	}
 	return err.Error()
 }

@@ -3,6 +3,8 @@ package wpclient
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -97,7 +99,9 @@ func (e *APIError) Is(target error) bool {
 // is how stock WordPress answers a status=draft list to a request it treats
 // as anonymous, see wordpress-facts §5h) or that the accepted user lacks the
 // capability (403 rest_forbidden_context, rest_cannot_edit,
-// rest_cannot_publish, rest_forbidden). It matches [ErrCredentials].
+// rest_cannot_publish, rest_forbidden), or a 403 with another WordPress
+// error code: a security plugin that refuses the REST API to anonymous
+// requests (or to this user). It matches [ErrCredentials].
 type CredentialsError struct {
 	Method string
 	Route  string
@@ -112,7 +116,38 @@ type CredentialsError struct {
 	ContentType string
 	// WWWAuthenticate is the WWW-Authenticate header of a non-WordPress 401.
 	WWWAuthenticate string
+	// AppPasswords is what the site's REST index (read during discovery)
+	// said about application passwords; it narrows the likely causes.
+	AppPasswords AppPasswords
 }
+
+// AppPasswords says whether a site's REST index offers application
+// passwords: WordPress lists "application-passwords" under "authentication"
+// only when wp_is_application_passwords_available() is true
+// (rest_add_application_passwords_to_index), i.e. over HTTPS or with
+// WP_ENVIRONMENT_TYPE local, and not disabled by a plugin or the host.
+type AppPasswords int
+
+// The states of [AppPasswords].
+const (
+	// AppPasswordsUnknown: the index was not read (site.api_root with
+	// schedule.timezone set), or it has no "authentication" key
+	// (WordPress before 5.6).
+	AppPasswordsUnknown AppPasswords = iota
+	// AppPasswordsOffered: the index lists application passwords.
+	AppPasswordsOffered
+	// AppPasswordsNotOffered: the index has "authentication" without
+	// application passwords.
+	AppPasswordsNotOffered
+)
+
+// Causes of a request WordPress treated as anonymous, for messages.
+const (
+	causeWrongPassword = "a wrong WordPress login name or application password" +
+		" (an application password from Users → Profile, not the login password)"
+	causeStripped = "the web server strips the Authorization header" +
+		` (Apache with PHP as CGI/FastCGI: add SetEnvIf Authorization "(.*)" HTTP_AUTHORIZATION=$1 to .htaccess, or CGIPassAuth On)`
+)
 
 // Error implements error. The message lists the usual causes.
 func (e *CredentialsError) Error() string {
@@ -127,24 +162,47 @@ func (e *CredentialsError) Error() string {
 	if e.Code == "" && e.ContentType != "" {
 		fmt.Fprintf(&b, " (%s, not from the WordPress REST API)", e.ContentType)
 	}
-	if e.Status == 403 {
-		b.WriteString(": WordPress accepted the login but this user may not do this;" +
-			" use a user that can edit and publish others' posts (Editor or Administrator role)")
+	const useEditor = "use a user that can edit and publish others' posts (Editor or Administrator role)"
+	switch {
+	case e.Status == 403 && (permissionCodes[e.Code] || e.Code == ""):
+		// WordPress core answers 401 to anonymous requests
+		// (rest_authorization_required_code), so its 403 means a logged-in
+		// user who lacks a capability.
+		b.WriteString(": WordPress accepted the login but this user may not do this; " + useEditor)
 		return b.String()
-	}
-	if e.WWWAuthenticate != "" {
+	case e.Status == 403:
+		// Not a core capability code: a security plugin, which may refuse
+		// anonymous requests with 403 too.
+		b.WriteString(": a plugin refused the request. If it refuses anonymous requests (\"REST API for logged-in users only\")," +
+			" WordPress did not accept the credentials. " + e.anonymousCauses() + ". Otherwise this user may not do this; " + useEditor)
+		return b.String()
+	case e.WWWAuthenticate != "":
 		fmt.Fprintf(&b, ": the web server itself asks for a password (WWW-Authenticate: %s);"+
 			" HTTP authentication in front of WordPress cannot be combined with application passwords", e.WWWAuthenticate)
 		return b.String()
 	}
-	b.WriteString(": WordPress treated the request as anonymous. Likely causes:" +
-		" (1) a wrong WordPress login name or application password" +
-		" (an application password from Users → Profile, not the login password);" +
-		" (2) the web server strips the Authorization header" +
-		` (Apache with PHP as CGI/FastCGI: add SetEnvIf Authorization "(.*)" HTTP_AUTHORIZATION=$1 to .htaccess, or CGIPassAuth On);` +
-		" (3) application passwords disabled by a plugin or the host;" +
-		" (4) the site is not on HTTPS (WordPress offers application passwords only over HTTPS)")
+	if e.AppPasswords == AppPasswordsNotOffered {
+		b.WriteString(": WordPress treated the request as anonymous, and the site does not offer application passwords" +
+			" (its REST index lists none under \"authentication\"): they are disabled by a plugin or the host" +
+			" (filter wp_is_application_passwords_available), or the site is not on HTTPS (WordPress offers them only over HTTPS," +
+			" or with WP_ENVIRONMENT_TYPE local). Enable them, or use the site's https:// address")
+		return b.String()
+	}
+	b.WriteString(": WordPress treated the request as anonymous. " + e.anonymousCauses())
 	return b.String()
+}
+
+// anonymousCauses lists why WordPress may treat a request that carries
+// credentials as anonymous, narrowed by what the index said.
+func (e *CredentialsError) anonymousCauses() string {
+	if e.AppPasswords == AppPasswordsOffered {
+		return "The site offers application passwords (its REST index lists them), so the likely causes are:" +
+			" (1) " + causeWrongPassword + "; (2) " + causeStripped +
+			"; (3) application passwords disabled for this user by a plugin"
+	}
+	return "Likely causes: (1) " + causeWrongPassword + "; (2) " + causeStripped +
+		"; (3) application passwords disabled by a plugin or the host;" +
+		" (4) the site is not on HTTPS (WordPress offers application passwords only over HTTPS)"
 }
 
 // Is reports whether target is [ErrCredentials].
@@ -168,6 +226,10 @@ type NotJSONError struct {
 	Hint string
 	// Err is the JSON decoding error, if any.
 	Err error
+	// JunkBefore is the number of bytes of text before a JSON value that
+	// runs to the end of the body (PHP notices printed before WordPress's
+	// answer); 0 when the body holds no such JSON.
+	JunkBefore int
 }
 
 // Error implements error.
@@ -211,20 +273,43 @@ type RedirectError struct {
 	// Location is the redirect target, resolved against URL, with any
 	// user:password removed.
 	Location string
+	// SiteURL is the site.url the redirect points to when the target is
+	// the same request under another base address (http:// to https://,
+	// www. to the bare host, another directory); empty otherwise.
+	SiteURL string
 }
 
-// Error implements error.
+// Error implements error. It shows the target without the request's own
+// query parameters (except rest_route), so the address stands out.
 func (e *RedirectError) Error() string {
-	loc := e.Location
-	if loc == "" {
-		loc = "(no Location header)"
+	loc := "(no Location header)"
+	if e.Location != "" {
+		loc = shortURL(e.Location)
 	}
 	what := "a write never follows redirects"
 	if e.Method == "GET" || e.Method == "HEAD" {
 		what = "reads follow redirects only on the same host"
 	}
-	return fmt.Sprintf("%s %s: HTTP %d redirect to %s refused (%s): set site.url (or site.api_root) to the address the site redirects to",
-		e.Method, e.URL, e.Status, loc, what)
+	fix := "set site.url (or site.api_root) to the address the site redirects to"
+	if e.SiteURL != "" {
+		fix = "set site.url to " + e.SiteURL + ", the address the site redirects to"
+	}
+	return fmt.Sprintf("%s %s: HTTP %d redirect to %s refused (%s): %s", e.Method, e.URL, e.Status, loc, what, fix)
+}
+
+// shortURL shows a URL for messages: without user:password and without
+// query parameters other than rest_route (which it shows decoded).
+func shortURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	rr, has := u.Query().Get("rest_route"), u.Query().Has("rest_route")
+	u.User, u.RawQuery, u.Fragment, u.RawFragment = nil, "", "", ""
+	if has {
+		return u.String() + "?rest_route=" + rr
+	}
+	return u.String()
 }
 
 // Is reports whether target is [ErrRedirect].
@@ -306,6 +391,39 @@ func (e *DiscoveryError) Error() string {
 			b.WriteString(";")
 		}
 		fmt.Fprintf(&b, " (%d) GET %s: %s", i+1, a.URL, a.Result)
+	}
+	// Who answered instead of WordPress (Cloudflare, a firewall,
+	// maintenance mode), once each.
+	var hints []string
+	for _, a := range e.Attempts {
+		var (
+			nj *NotJSONError
+			ae *APIError
+			h  string
+		)
+		switch {
+		case errors.As(a.Err, &nj):
+			h = nj.Hint
+		case errors.As(a.Err, &ae):
+			h = ae.Hint
+		}
+		if h != "" && h != hintHTMLPage && h != hintNoAPIHere && !slices.Contains(hints, h) {
+			hints = append(hints, h)
+		}
+	}
+	if len(hints) > 0 {
+		b.WriteString(". " + strings.ToUpper(hints[0][:1]) + strings.Join(hints, "; ")[1:])
+	}
+	var re *RedirectError
+	for _, a := range e.Attempts {
+		if errors.As(a.Err, &re) && re.SiteURL != "" {
+			break
+		}
+		re = nil
+	}
+	if re != nil && !e.Pinned {
+		fmt.Fprintf(&b, ". The site redirects to another address: set site.url to %s", re.SiteURL)
+		return b.String()
 	}
 	if e.Pinned {
 		b.WriteString(". Check site.api_root: it must be the REST root, e.g. https://example.test/wp-json/ or https://example.test/?rest_route=/")

@@ -311,8 +311,9 @@ func (w *wireError) forbiddenStatus() bool {
 	return ok && w.Code == "rest_invalid_param"
 }
 
-// permissionCodes are 403 answers of a logged-in user who lacks a capability
-// (rest_authorization_required_code gives 401 to anonymous requests instead).
+// permissionCodes are WordPress core's 403 answers to a logged-in user who
+// lacks a capability (rest_authorization_required_code gives 401 to
+// anonymous requests instead). A 403 with another code comes from a plugin.
 var permissionCodes = map[string]bool{
 	"rest_forbidden_context": true,
 	"rest_cannot_edit":       true,
@@ -339,17 +340,22 @@ func (c *Client) classify(r request, a *answer) error {
 				}
 			}
 			return &CredentialsError{Method: r.method, Route: r.route, URL: r.display, Status: a.status,
-				Code: code, Message: msg, ContentType: a.contentType}
+				Code: code, Message: msg, ContentType: a.contentType, AppPasswords: c.appPasswords()}
 		}
-		if a.status == 401 || (a.status == 403 && permissionCodes[w.Code]) {
+		// Every WordPress error with 401 or 403: core answers 401 to
+		// anonymous requests and 403 to users without the capability;
+		// security plugins that close the REST API to anonymous requests
+		// use either (CredentialsError.Error tells the cases apart).
+		if a.status == 401 || a.status == 403 {
 			return &CredentialsError{Method: r.method, Route: r.route, URL: r.display, Status: a.status,
-				Code: w.Code, Message: msg, ContentType: a.contentType}
+				Code: w.Code, Message: msg, ContentType: a.contentType, AppPasswords: c.appPasswords()}
 		}
 		return &APIError{Method: r.method, Route: r.route, URL: r.display, Status: a.status, Code: w.Code, Message: msg}
 	}
 	if a.status == 401 {
 		return &CredentialsError{Method: r.method, Route: r.route, URL: r.display, Status: a.status,
-			ContentType: a.contentType, WWWAuthenticate: c.scrub(a.header.Get("WWW-Authenticate"))}
+			ContentType: a.contentType, WWWAuthenticate: c.scrub(a.header.Get("WWW-Authenticate")),
+			AppPasswords: c.appPasswords()}
 	}
 	if valid {
 		return &APIError{Method: r.method, Route: r.route, URL: r.display, Status: a.status,
@@ -374,7 +380,7 @@ func (c *Client) notJSON(r request, a *answer, want string, err error) *NotJSONE
 	e := &NotJSONError{Method: r.method, URL: r.display, Status: a.status, ContentType: a.contentType,
 		Prefix: c.prefix(a.body), Want: want, Err: err}
 	if want == "" {
-		e.Hint = junkHint(a.body)
+		e.JunkBefore, e.Hint = junkHint(a.body)
 	}
 	if e.Hint == "" {
 		e.Hint = blockHint(a)
@@ -429,23 +435,31 @@ func blockHint(a *answer) string {
 	case a.status == 503 && html:
 		return "the server answered with an HTML error page (overloaded, or down for maintenance)"
 	case a.status >= 200 && a.status < 300 && html:
-		return "an HTML page answered instead of the REST API: site.url may not be the WordPress address," +
-			" the REST API may be disabled, or a cache or challenge page answered"
+		return hintHTMLPage
 	case a.status == 404 && html:
-		return "no REST API at this address (with plain permalinks only ?rest_route= works; check site.url or site.api_root)"
+		return hintNoAPIHere
 	}
 	return ""
 }
 
+// Hints about where a request went rather than who blocked it; a
+// DiscoveryError does not repeat them (its own advice says as much).
+const (
+	hintHTMLPage = "an HTML page answered instead of the REST API: site.url may not be the WordPress address," +
+		" the REST API may be disabled, or a cache or challenge page answered"
+	hintNoAPIHere = "no REST API at this address (with plain permalinks only ?rest_route= works; check site.url or site.api_root)"
+)
+
 // junkHint explains an empty body, or text in front of a JSON value that
-// runs to the end of the body (PHP notices printed before WordPress's answer).
-func junkHint(body []byte) string {
+// runs to the end of the body (PHP notices printed before WordPress's
+// answer); n is the number of bytes before that JSON, 0 if there is none.
+func junkHint(body []byte) (n int, hint string) {
 	t := bytes.TrimSpace(body)
 	if len(t) == 0 {
-		return "the body is empty"
+		return 0, "the body is empty"
 	}
 	if t[0] == '{' || t[0] == '[' {
-		return ""
+		return 0, ""
 	}
 	for i, tries := 0, 0; i < len(t) && tries < 50; tries++ {
 		j := bytes.IndexAny(t[i:], "{[")
@@ -454,12 +468,12 @@ func junkHint(body []byte) string {
 		}
 		i += j
 		if json.Valid(t[i:]) {
-			return fmt.Sprintf("%d bytes of text before the JSON, typically PHP notices or warnings printed by a plugin or theme"+
-				" (set WP_DEBUG_DISPLAY to false in wp-config.php)", i)
+			return i, fmt.Sprintf("%d bytes of text before the JSON, typically PHP notices or warnings printed by a plugin or theme"+
+				" (set WP_DEBUG_DISPLAY to false in wp-config.php, or fix or remove the plugin that prints them)", i)
 		}
 		i++
 	}
-	return ""
+	return 0, ""
 }
 
 // redirectError builds the error for a 3xx answer that was not followed.
@@ -472,5 +486,34 @@ func (c *Client) redirectError(r request, a *answer) error {
 			}
 		}
 	}
-	return &RedirectError{Method: r.method, URL: r.display, Status: a.status, Location: c.scrub(loc)}
+	return &RedirectError{Method: r.method, URL: r.display, Status: a.status, Location: c.scrub(loc),
+		SiteURL: c.scrub(c.redirectedSite(r.url, loc))}
+}
+
+// redirectedSite returns the site.url a redirect of the request to loc
+// points to, when loc is the same request (same rest_route, same path below
+// the site's path) under another base address; "" otherwise, and always
+// with a pinned site.api_root.
+func (c *Client) redirectedSite(reqURL, loc string) string {
+	ru, err1 := url.Parse(reqURL)
+	lu, err2 := url.Parse(loc)
+	if c.pinned != "" || err1 != nil || err2 != nil || lu.Host == "" ||
+		(lu.Scheme != "http" && lu.Scheme != "https") || lu.User != nil ||
+		ru.Query().Get("rest_route") != lu.Query().Get("rest_route") ||
+		!strings.HasPrefix(ru.Path, c.site.Path) {
+		return ""
+	}
+	tail := ru.Path[len(c.site.Path):]
+	if !strings.HasSuffix(lu.Path, tail) {
+		return ""
+	}
+	base := lu.Path[:len(lu.Path)-len(tail)]
+	if !strings.HasSuffix(base, "/") {
+		return ""
+	}
+	s := (&url.URL{Scheme: lu.Scheme, Host: lu.Host, Path: base}).String()
+	if s == c.siteStr {
+		return ""
+	}
+	return s
 }

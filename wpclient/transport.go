@@ -58,8 +58,17 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if req.Response != nil {
 		status = req.Response.StatusCode
 	}
-	c.log.Warn("following a redirect; set site.url (or site.api_root) to the address the site redirects to",
-		"status", status, "from", redactURL(via[len(via)-1].URL), "to", redactURL(req.URL))
+	from, to := shortURL(redactURL(via[len(via)-1].URL)), shortURL(redactURL(req.URL))
+	warned := false
+	c.redirOnce.Do(func() {
+		warned = true
+		c.log.Warn("following a redirect of a read on the same host (warned once per run);"+
+			" set site.url (or site.api_root) to the address the site redirects to",
+			"status", status, "from", from, "to", to)
+	})
+	if !warned {
+		c.log.Debug("following a redirect", "status", status, "from", from, "to", to)
+	}
 	return nil
 }
 

@@ -65,6 +65,8 @@ type Index struct {
 	// Via records how Root was found: [ViaPinned], [ViaRestRoute],
 	// [ViaWPJSON] or [ViaLink].
 	Via string
+	// AppPasswords says whether the index offers application passwords.
+	AppPasswords AppPasswords
 }
 
 // ListQuery selects posts for [Client.ListPosts].
