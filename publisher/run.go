@@ -286,7 +286,8 @@ func (p *Publisher) Apply(ctx context.Context, site Writer, plan Plan) (Result, 
 		o = p.schedule(ctx, site, a)
 		if o.Err != nil {
 			firstErr = o.Err
-			log.Error("schedule failed", "post_id", a.Post.ID, "slot", a.Slot.At, "err", o.Err)
+			// The caller reports o.Err; log it only for --log-file.
+			log.Debug("schedule failed", "post_id", a.Post.ID, "slot", a.Slot.At, "err", o.Err)
 		} else {
 			log.Info("scheduled", "post_id", a.Post.ID, "slot", a.Slot.At, "retried", o.Retried)
 		}
@@ -386,9 +387,17 @@ func settleable(err error) bool {
 		errors.Is(err, wpclient.ErrReadOnly), errors.As(err, &re):
 		return false
 	}
+	// A 4xx other than 408/429 refused the request: nothing was written.
+	// WordPress answers JSON (APIError); a firewall in front answers HTML
+	// (NotJSONError, e.g. a WAF's 403), which must not be re-sent either.
+	refused := func(status int) bool { return status >= 400 && status < 500 && status != 408 && status != 429 }
 	var ae *wpclient.APIError
-	if errors.As(err, &ae) && ae.Status >= 400 && ae.Status < 500 && ae.Status != 408 && ae.Status != 429 {
-		return false // WordPress refused it; nothing was written
+	if errors.As(err, &ae) && refused(ae.Status) {
+		return false
+	}
+	var nj *wpclient.NotJSONError
+	if errors.As(err, &nj) && refused(nj.Status) {
+		return false
 	}
 	return true
 }

@@ -479,3 +479,16 @@ func TestRecheck(t *testing.T) {
 		t.Errorf("calls = %v, want one listing", f.calls)
 	}
 }
+
+// A firewall's HTML 403 on the update refused it: nothing was written, so
+// the run neither re-reads nor re-sends (no retry of 403).
+func TestApplyWAF403OnWriteIsNotResent(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"))
+	f.onSchedule = func(*fakeSite, int, int, time.Time) (wpclient.Post, error) {
+		return wpclient.Post{}, &wpclient.NotJSONError{Method: "POST", Status: 403, ContentType: "text/html", Prefix: "<html>Access denied"}
+	}
+	_, err := planAndApply(t, runPub(1), f)
+	if !errors.Is(err, wpclient.ErrNotJSON) || f.schedule != 1 || slices.Contains(f.calls, "get 4") {
+		t.Errorf("err = %v, writes = %d, calls = %v", err, f.schedule, f.calls)
+	}
+}

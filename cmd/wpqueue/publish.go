@@ -146,6 +146,7 @@ func (a *app) runSites(ctx context.Context, command string, fn func(context.Cont
 		if errors.Is(ctx.Err(), context.Canceled) && rep.ExitCode != exitOK {
 			rep.ExitCode = exitInterrupted
 		}
+		rep.finish()
 		if err := a.print(rep, i, len(sites)); err != nil {
 			return err
 		}

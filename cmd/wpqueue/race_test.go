@@ -37,7 +37,7 @@ func TestDryQueueButSlotFilledMeanwhileIsNothingToDo(t *testing.T) {
 		t.Errorf("slot = %+v, want filled by #77", s)
 	}
 	for _, w := range rep.Warnings {
-		if strings.Contains(w, "will stay empty") {
+		if strings.Contains(w, "upcoming slot(s) will stay empty") {
 			t.Errorf("stale warning %q", w)
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/wpqueue/wpqueue/config"
@@ -36,6 +35,8 @@ type siteReport struct {
 	Error    string `json:"error,omitempty"`
 
 	loc *time.Location
+	// For the queue warning, made once the run is over (finish).
+	lowQueue, emptySlots int
 }
 
 // Slot states in reports.
@@ -133,7 +134,7 @@ func (r *siteReport) fromPlan(p publisher.Plan, lowQueue int) {
 		case len(sp.Blocked) > 0:
 			v.State = stateBlocked
 			v.Post = r.viewPtr(sp.Blocked[0])
-			r.warn("slot %s gets no post: missed-schedule post #%d %q is dated inside its window and goes out as soon as WP-Cron runs", r.when(sp.Slot.At), sp.Blocked[0].ID, sp.Blocked[0].Title)
+			r.warn("slot %s gets no post: missed-schedule post #%d %s is dated inside its window and goes out as soon as WP-Cron runs", r.when(sp.Slot.At), sp.Blocked[0].ID, quote(sp.Blocked[0].Title))
 		case sp.Draft != nil:
 			v.State = statePlanned
 			v.Post = r.viewPtr(*sp.Draft)
@@ -155,16 +156,24 @@ func (r *siteReport) fromPlan(p publisher.Plan, lowQueue int) {
 		for _, q := range p.Queue {
 			r.Queue = append(r.Queue, r.view(q))
 		}
-		switch n := len(p.Queue); {
-		case n == 0 && len(p.Empty()) > 0:
-			r.warn("the queue is empty: %d upcoming slot(s) will stay empty", len(p.Empty()))
-		case n == 0 && r.Command == "status":
-			r.warn("the queue is empty: the next free slot will stay empty unless a draft is added")
-		case n == 0:
-			r.warn("the queue is empty after this run: the next free slot will stay empty unless a draft is added")
-		case n < lowQueue:
-			r.warn("the queue is low: %d publishable draft(s) left (alerts.low_queue is %d)", n, lowQueue)
-		}
+	}
+	r.lowQueue, r.emptySlots = lowQueue, len(p.Empty())
+}
+
+// finish adds the queue warning, once the queue in the report is final.
+func (r *siteReport) finish() {
+	if r.Queue == nil {
+		return // not read: every slot was filled
+	}
+	switch n := len(r.Queue); {
+	case n == 0 && r.emptySlots > 0:
+		r.warn("the queue is empty: %d upcoming slot(s) will stay empty", r.emptySlots)
+	case n == 0 && r.Command == "status":
+		r.warn("the queue is empty: the next free slot will stay empty unless a draft is added")
+	case n == 0:
+		r.warn("the queue is empty after this run: the next free slot will stay empty unless a draft is added")
+	case n < r.lowQueue:
+		r.warn("the queue is low: %d publishable draft(s) left (alerts.low_queue is %d)", n, r.lowQueue)
 	}
 }
 
@@ -172,8 +181,9 @@ func (r *siteReport) fromPlan(p publisher.Plan, lowQueue int) {
 func (r *siteReport) fromResult(res publisher.Result) {
 	var back []postView
 	for _, o := range res.Outcomes {
-		if o.Kind == publisher.Yielded && o.Post.Status == o.Assignment.Post.Status {
-			back = append(back, r.view(o.Post)) // given back: queued again, ahead of the rest
+		if o.Kind != publisher.Scheduled && o.Kind != publisher.Unknown && o.Post.Status == o.Assignment.Post.Status {
+			// Not written, or given back: still queued, ahead of the rest.
+			back = append(back, r.view(o.Post))
 		}
 		for i := range r.Slots {
 			if !r.Slots[i].At.Equal(o.Slot.At) {
@@ -225,19 +235,7 @@ func (r *siteReport) fromRecheck(again []publisher.SlotPlan) int {
 			}
 		}
 	}
-	if empty < len(again) {
-		// The dry-queue warnings were written before the recheck.
-		kept := r.Warnings[:0]
-		for _, w := range r.Warnings {
-			if !strings.HasPrefix(w, "the queue is empty:") {
-				kept = append(kept, w)
-			}
-		}
-		r.Warnings = kept
-		if empty > 0 {
-			r.warn("the queue is empty: %d upcoming slot(s) will stay empty", empty)
-		}
-	}
+	r.emptySlots = empty
 	return empty
 }
 
