@@ -154,7 +154,7 @@ func TestSlotAlreadyHeld(t *testing.T) {
 		r := s.run(t, runOpts{env: []string{"WPQUEUE_SCHEDULE_AHEAD=2"}}, "publish")
 		wantCode(t, r, 0)
 		s.wantScheduled(t, first, sp.slots[0])
-		wantContains(t, r, "stdout", fmt.Sprintf("nothing to do: slot %s", s.localText(sp.slots[1])))
+		wantContains(t, r, "stdout", fmt.Sprintf("already filled: slot %s", s.localText(sp.slots[1])))
 		wantContains(t, r, "stdout", "holds post #1 ")
 		if st := s.rows(t)[s.drafts[1]].Status; st != "draft" {
 			t.Errorf("post %d is %s, want draft (slot 2 was held by post 1)", s.drafts[1], st)

@@ -50,11 +50,18 @@ func (r *siteReport) writePublish(w io.Writer) error {
 	if r.DryRun {
 		fmt.Fprintln(w, "dry run: nothing is written")
 	}
+	// "nothing to do" only when the run had nothing to do at all.
+	filled := "nothing to do: slot %s holds %s\n"
+	for _, s := range r.Slots {
+		if s.State != stateFilled && s.State != stateBlocked {
+			filled = "already filled: slot %s holds %s\n"
+		}
+	}
 	for _, s := range r.Slots {
 		slot := r.when(s.At)
 		switch s.State {
 		case stateFilled:
-			fmt.Fprintf(w, "nothing to do: slot %s holds %s\n", slot, postRef(s.Post, true))
+			fmt.Fprintf(w, filled, slot, postRef(s.Post, true))
 		case stateScheduled:
 			fmt.Fprintf(w, "scheduled %s for %s\n", postRef(s.Post, false), slot)
 		case statePlanned:
@@ -95,12 +102,12 @@ func (r *siteReport) writeStatus(w io.Writer) error {
 		"timezone_string":   "the site's timezone_string",
 		"gmt_offset":        "the site's gmt_offset",
 	}[r.TimezoneSource]
-	fmt.Fprintf(w, "site      %s (%s)\n", r.Site, r.URL)
-	fmt.Fprintf(w, "timezone  %s (%s)\n", r.Timezone, src)
-	fmt.Fprintf(w, "now       %s\n", r.when(r.Now))
 	if len(r.Slots) == 0 && r.Error != "" {
 		return nil // nothing was read; the error (on stderr) says why
 	}
+	fmt.Fprintf(w, "site      %s (%s)\n", r.Site, r.URL)
+	fmt.Fprintf(w, "timezone  %s (%s)\n", r.Timezone, src)
+	fmt.Fprintf(w, "now       %s\n", r.when(r.Now))
 	fmt.Fprintln(w, "\nupcoming slots")
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, s := range r.Slots {
