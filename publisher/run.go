@@ -51,6 +51,13 @@ type Publisher struct {
 	// ReadQueue makes Plan read the queue even when every slot is filled
 	// (for reports that show the queue).
 	ReadQueue bool
+	// Sleep waits d or until ctx ends; nil uses a timer. Tests make it
+	// instant.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Clock, when set, is read just before each write: a slot less than
+	// a minute away by then is not written (WordPress would publish at
+	// once). The plan itself never reads a clock.
+	Clock func() time.Time
 }
 
 func (p *Publisher) log() *slog.Logger {
@@ -268,6 +275,13 @@ func (p *Publisher) Apply(ctx context.Context, site Writer, plan Plan) (Result, 
 			res.Outcomes = append(res.Outcomes, o)
 			continue
 		}
+		if p.Clock != nil && a.Slot.At.Sub(p.Clock()) < time.Minute {
+			o.Kind = Preempted
+			o.Note = "the slot is less than a minute away by now (the run took long); WordPress would publish at once, so nothing was written"
+			log.Warn(o.Note, "post_id", a.Post.ID, "slot", a.Slot.At)
+			res.Outcomes = append(res.Outcomes, o)
+			continue
+		}
 		if i > 0 {
 			// The plan's reads are older now: another run may have filled
 			// this slot, or taken or changed this post, meanwhile.
@@ -418,71 +432,148 @@ func (p *Publisher) verify(ctx context.Context, site Writer, res *Result) error 
 	for _, sp := range res.Plan.Slots {
 		slots = append(slots, sp.Slot)
 	}
-	held, err := site.ListPosts(ctx, holderQuery(slots))
-	if err != nil {
-		return fmt.Errorf("verification read: %w", err)
+	// A read replica or a cache may lag behind our writes: when a written
+	// post is missing from the listing, look again after a pause before
+	// deciding anything from its absence.
+	var after Plan
+	for try := 0; ; try++ {
+		held, err := site.ListPosts(ctx, holderQuery(slots))
+		if err != nil {
+			return fmt.Errorf("verification read: %w", err)
+		}
+		after = Decide(res.Plan.Now, p.Rules, held)
+		if try == len(lagWaits) || !missingWrite(res.Outcomes, after) {
+			break
+		}
+		log.Info("the verification read does not show our write yet; reading again", "wait", lagWaits[try])
+		if err := p.sleep(ctx, lagWaits[try]); err != nil {
+			return fmt.Errorf("verification read: %w", err)
+		}
 	}
-	after := Decide(res.Plan.Now, p.Rules, held)
 	res.Verified = after.Slots
 
 	var firstErr error
+	fail := func(o *Outcome, err error) {
+		o.Kind, o.Err = Failed, err
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
 	for i := range res.Outcomes {
 		o := &res.Outcomes[i]
 		if o.Kind != Scheduled {
 			continue
 		}
-		var sp SlotPlan
-		for _, v := range after.Slots {
-			if v.Slot.At.Equal(o.Slot.At) {
-				sp = v
+		sp := slotOf(after, o.Slot)
+		holders := sp.Holders
+		if !slices.ContainsFunc(holders, func(h wpclient.Post) bool { return h.ID == o.Post.ID }) {
+			// The listing does not show our post in its slot. Ask for the
+			// post itself: a listing can lag or be cached, a single post
+			// read less so.
+			cur, err := site.GetPost(ctx, o.Post.ID)
+			switch {
+			case err == nil && cur.Status == wpclient.StatusFuture && cur.DateGMT.Equal(o.Slot.At) && len(holders) > 0:
+				holders = append(slices.Clone(holders), cur) // still ours, beside another post
+			case err == nil && len(holders) > 0:
+				// Another run scheduled our post elsewhere or gave it back
+				// after our write; the slot holds another post.
+				w := holders[0]
+				o.Kind, o.Winner, o.Post = Yielded, &w, cur
+				o.Note = fmt.Sprintf("after our write the post changed (now %s); the slot holds post %d", describe(cur), w.ID)
+				log.Warn(o.Note, "post_id", o.Post.ID, "slot", o.Slot.At)
+				continue
+			default:
+				fail(o, p.notListed(ctx, site, o))
+				continue
 			}
 		}
-		mine := slices.IndexFunc(sp.Holders, func(h wpclient.Post) bool { return h.ID == o.Post.ID })
-		if mine < 0 && len(sp.Holders) > 0 {
-			// Another run scheduled our post elsewhere after our write (it
-			// read the queue before we did) and the slot holds another
-			// post: the slot is filled, and the post is that run's now.
-			w := sp.Holders[0]
-			o.Kind, o.Winner = Yielded, &w
-			log.Warn("after our write another run moved our post; the slot is held by another post", "post_id", o.Post.ID, "holder", w.ID, "slot", o.Slot.At)
+		if len(holders) == 1 {
 			continue
 		}
-		if mine < 0 {
-			o.Kind = Failed
-			o.Err = p.notListed(ctx, site, o)
-			if firstErr == nil {
-				firstErr = o.Err
-			}
-			continue
-		}
-		if len(sp.Holders) == 1 {
-			continue
-		}
-		winner := p.winner(res.Plan, o.Post, sp.Holders)
+		winner := p.winner(res.Plan, o.Post, holders)
 		if winner.ID == o.Post.ID {
-			log.Warn("slot holds two posts; ours is first in queue order and stays, the other run yields", "post_id", o.Post.ID, "slot", o.Slot.At)
+			log.Warn("slot holds two posts; ours comes first and stays, the other run gives its post back", "post_id", o.Post.ID, "slot", o.Slot.At)
 			continue
 		}
 		log.Warn("slot already filled by another post; giving ours back to the queue", "post_id", o.Post.ID, "winner", winner.ID, "slot", o.Slot.At)
-		back, err := site.Unschedule(ctx, o.Post.ID, o.Assignment.Post.Status, o.Assignment.Post.Date)
 		w := winner
 		o.Winner = &w
-		if err != nil || back.Status != o.Assignment.Post.Status {
-			o.Kind = Failed
-			if err == nil {
-				err = &VerifyError{PostID: o.Post.ID, What: "giving it back to the queue answered " + describe(back)}
-			}
-			o.Err = fmt.Errorf("slot %s holds posts %d and %d; giving back post %d failed: %w",
-				o.Slot.At.Format(time.RFC3339), winner.ID, o.Post.ID, o.Post.ID, err)
-			if firstErr == nil {
-				firstErr = o.Err
-			}
+		back, err := p.giveBack(ctx, site, o)
+		if err != nil {
+			fail(o, fmt.Errorf("slot %s holds posts %d and %d; giving back post %d failed: %w",
+				o.Slot.At.Format(time.RFC3339), winner.ID, o.Post.ID, o.Post.ID, err))
 			continue
 		}
-		o.Kind = Yielded
-		o.Post = back
+		o.Kind, o.Post = Yielded, back
+		o.Note = fmt.Sprintf("the slot was filled by post %d", winner.ID)
 	}
 	return firstErr
+}
+
+// lagWaits are the pauses before reading the slots again when the
+// verification read does not show our write (replica lag).
+var lagWaits = []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond}
+
+func (p *Publisher) sleep(ctx context.Context, d time.Duration) error {
+	if p.Sleep != nil {
+		return p.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// missingWrite reports whether a post this run scheduled is not among its
+// slot's holders in after.
+func missingWrite(outs []Outcome, after Plan) bool {
+	for _, o := range outs {
+		if o.Kind != Scheduled {
+			continue
+		}
+		if !slices.ContainsFunc(slotOf(after, o.Slot).Holders, func(h wpclient.Post) bool { return h.ID == o.Post.ID }) {
+			return true
+		}
+	}
+	return false
+}
+
+func slotOf(p Plan, s Slot) SlotPlan {
+	for _, v := range p.Slots {
+		if v.Slot.At.Equal(s.At) {
+			return v
+		}
+	}
+	return SlotPlan{Slot: s}
+}
+
+// giveBack returns our post to the queue (former status and local date).
+// If the update fails, it reads the post: already back means done; still
+// scheduled at our slot means it sends the update once more.
+func (p *Publisher) giveBack(ctx context.Context, site Writer, o *Outcome) (wpclient.Post, error) {
+	back, err := site.Unschedule(ctx, o.Post.ID, o.Assignment.Post.Status, o.Assignment.Post.Date)
+	if err == nil && back.Status == o.Assignment.Post.Status {
+		return back, nil
+	}
+	cur, rerr := site.GetPost(ctx, o.Post.ID)
+	switch {
+	case rerr != nil:
+	case cur.Status == o.Assignment.Post.Status:
+		return cur, nil
+	case cur.Status == wpclient.StatusFuture && cur.DateGMT.Equal(o.Slot.At):
+		back, err = site.Unschedule(ctx, o.Post.ID, o.Assignment.Post.Status, o.Assignment.Post.Date)
+		if err == nil && back.Status == o.Assignment.Post.Status {
+			return back, nil
+		}
+	}
+	if err == nil {
+		err = &VerifyError{PostID: o.Post.ID, What: "giving it back to the queue answered " + describe(back)}
+	}
+	return wpclient.Post{}, err
 }
 
 // winner picks which of a slot's holders stays, by a rule every run

@@ -20,7 +20,10 @@ const slot1 = "2026-11-30T07:00:00"
 const slot2 = "2026-12-01T07:00:00"
 
 func runPub(ahead int) *Publisher {
-	return &Publisher{Rules: Rules{Schedule: Schedule{Location: time.UTC, Times: clocks("07:00"), Ahead: ahead, Lead: 15 * time.Minute}}}
+	return &Publisher{
+		Rules: Rules{Schedule: Schedule{Location: time.UTC, Times: clocks("07:00"), Ahead: ahead, Lead: 15 * time.Minute}},
+		Sleep: func(context.Context, time.Duration) error { return nil },
+	}
 }
 
 func planAndApply(t *testing.T, p *Publisher, f *fakeSite) (Result, error) {
@@ -490,5 +493,99 @@ func TestApplyWAF403OnWriteIsNotResent(t *testing.T) {
 	_, err := planAndApply(t, runPub(1), f)
 	if !errors.Is(err, wpclient.ErrNotJSON) || f.schedule != 1 || slices.Contains(f.calls, "get 4") {
 		t.Errorf("err = %v, writes = %d, calls = %v", err, f.schedule, f.calls)
+	}
+}
+
+// The verification listing is stale (a lagging replica) and shows only
+// another run's post in the slot; read by id, ours is still there. The
+// normal rule applies, so the run whose post loses gives it back — it is
+// not reported as yielded while its post stays scheduled.
+func TestVerifyStaleListingWithAnotherHolderReadsOurPost(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"), draft(5, "b"))
+	p := runPub(1)
+	plan, err := p.Plan(context.Background(), f, runNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another run's post 3 (never queued for us) landed in the slot.
+	f.afterWrite = func(f *fakeSite) {
+		f.posts[3] = at(draft(3, "other"), wpclient.StatusFuture, slot1+"Z")
+		// The listing lags: it shows post 3 but not our write.
+		f.frozen = map[int]wpclient.Post{3: f.posts[3], 5: f.posts[5]}
+	}
+	res, err := p.Apply(context.Background(), f, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := res.Outcomes[0]; o.Kind != Yielded || f.posts[4].Status != wpclient.StatusDraft {
+		t.Errorf("outcome %+v, post 4 %s: want our post given back", o, f.posts[4].Status)
+	}
+}
+
+// A lagging listing that shows our write on the second look: no give-back,
+// no error, one pause.
+func TestVerifyWaitsForALaggingListing(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"))
+	p := runPub(1)
+	var waits []time.Duration
+	p.Sleep = func(_ context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		f.frozen = nil // the replica caught up
+		return nil
+	}
+	plan, _ := p.Plan(context.Background(), f, runNow)
+	f.afterWrite = func(f *fakeSite) { f.frozen = map[int]wpclient.Post{} }
+	res, err := p.Apply(context.Background(), f, plan)
+	if err != nil || res.Outcomes[0].Kind != Scheduled || len(waits) != 1 {
+		t.Errorf("err %v, outcome %+v, waits %v", err, res.Outcomes[0], waits)
+	}
+}
+
+// A give-back whose answer is lost is settled by reading the post; one
+// that failed before it landed is sent once more.
+func TestGiveBackRetriedOnce(t *testing.T) {
+	for _, applied := range []bool{true, false} {
+		f := newFake(runNow, draft(4, "a"))
+		f.afterWrite = func(f *fakeSite) { f.posts[99] = at(draft(99, "by hand"), wpclient.StatusPublish, slot1+"Z") }
+		w := &flakyUnschedule{fakeSite: f, applied: applied}
+		p := runPub(1)
+		plan, _ := p.Plan(context.Background(), w, runNow)
+		res, err := p.Apply(context.Background(), w, plan)
+		if err != nil || res.Outcomes[0].Kind != Yielded || f.posts[4].Status != wpclient.StatusDraft {
+			t.Errorf("applied=%v: err %v, outcome %+v, post 4 %s", applied, err, res.Outcomes[0], f.posts[4].Status)
+		}
+		if want := map[bool]int{true: 1, false: 2}[applied]; w.calls != want {
+			t.Errorf("applied=%v: %d give-backs sent, want %d", applied, w.calls, want)
+		}
+	}
+}
+
+type flakyUnschedule struct {
+	*fakeSite
+	applied bool
+	calls   int
+}
+
+func (w *flakyUnschedule) Unschedule(ctx context.Context, id int, st wpclient.Status, date string) (wpclient.Post, error) {
+	w.calls++
+	if w.calls == 1 {
+		if w.applied {
+			_, _ = w.fakeSite.Unschedule(ctx, id, st, date)
+		}
+		return wpclient.Post{}, &wpclient.UnavailableError{Method: "POST", Status: 503, Tries: 1, Write: true}
+	}
+	return w.fakeSite.Unschedule(ctx, id, st, date)
+}
+
+// Just before a write the clock says the slot is under a minute away (the
+// run was slow): nothing is written.
+func TestApplyClockGuard(t *testing.T) {
+	f := newFake(runNow, draft(4, "a"))
+	p := runPub(1)
+	plan, _ := p.Plan(context.Background(), f, runNow)
+	p.Clock = func() time.Time { return plan.Slots[0].Slot.At.Add(-59 * time.Second) }
+	res, err := p.Apply(context.Background(), f, plan)
+	if err != nil || f.schedule != 0 || res.Outcomes[0].Kind != Preempted {
+		t.Errorf("err %v, writes %d, outcome %+v", err, f.schedule, res.Outcomes[0])
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wpqueue/wpqueue/config"
 	"github.com/wpqueue/wpqueue/lockfile"
+	"github.com/wpqueue/wpqueue/publisher"
 )
 
 type publishOptions struct {
@@ -80,6 +82,9 @@ func (a *app) publishSite(ctx context.Context, s config.Site, o publishOptions, 
 		if err != nil {
 			return rep.fail(err)
 		}
+	}
+	if err := doubleSlots(plan); err != nil && !o.dryRun {
+		return rep.fail(err)
 	}
 	if len(plan.Empty()) == 0 {
 		return rep
@@ -154,6 +159,26 @@ func (a *app) runSites(ctx context.Context, command string, fn func(context.Cont
 	}
 	if code != exitOK {
 		return &exitStatus{code}
+	}
+	return nil
+}
+
+// doubleSlots reports an upcoming slot that already held more than one
+// post when this run read it: a failed promise (another run that could not
+// give its post back, or a person) that wpqueue will not repair, because it
+// never touches a post it did not write in the same run. Exit 5, so that
+// monitoring sees it on every run until someone fixes it.
+func doubleSlots(p publisher.Plan) error {
+	for _, sp := range p.Slots {
+		if len(sp.Holders) > 1 {
+			ids := make([]string, len(sp.Holders))
+			for i, h := range sp.Holders {
+				ids[i] = fmt.Sprintf("#%d (%s)", h.ID, h.Status)
+			}
+			return &publisher.VerifyError{PostID: sp.Holders[1].ID, What: fmt.Sprintf(
+				"the slot at %s holds %d posts: %s; unschedule all but one by hand",
+				sp.Slot.At.Format(time.RFC3339), len(sp.Holders), strings.Join(ids, ", "))}
+		}
 	}
 	return nil
 }

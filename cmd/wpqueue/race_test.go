@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A run that finds the slot empty and the queue dry because another run
@@ -70,4 +71,26 @@ func TestQueueNullWhenNotRead(t *testing.T) {
 	if !strings.Contains(r.out, `"queue":null`) {
 		t.Errorf("want queue null:\n%s", r.out)
 	}
+}
+
+// A slot that already holds two posts is a broken promise wpqueue will not
+// repair (it never touches posts it did not write): publish says so and
+// exits 5 on every run, writing nothing; status only warns.
+func TestDoubleSlotExits5(t *testing.T) {
+	h := newHarness(t)
+	slot := utc(2026, 11, 30, 6, 0)
+	h.wp.add(
+		fakePost{ID: 3, Status: "future", Title: "One", Content: "x", DateGMT: slot},
+		fakePost{ID: 4, Status: "future", Title: "Two", Content: "x", DateGMT: slot.Add(time.Minute)},
+		draft(9, "Queued", slot.AddDate(0, 0, -2)),
+	)
+	r := h.run("publish")
+	wantCode(t, r, exitVerify)
+	wantContains(t, "stderr", r.errOut, "holds 2 posts: #3 (future), #4 (future)", "unschedule all but one by hand")
+	if n := len(h.wp.writes()); n != 0 {
+		t.Errorf("%d writes", n)
+	}
+	r = h.run("status")
+	wantCode(t, r, exitOK)
+	wantContains(t, "stdout", r.out, "holds 2 posts")
 }

@@ -92,7 +92,7 @@ func (a *app) openSite(ctx context.Context, s config.Site, readOnly bool, log *s
 		client: c,
 		loc:    loc,
 		source: src,
-		pub:    &publisher.Publisher{Rules: rules, Filter: filter, Log: log},
+		pub:    &publisher.Publisher{Rules: rules, Filter: filter, Log: log, Clock: a.now},
 	}, nil
 }
 
