@@ -159,11 +159,12 @@ func TestAcquireWaitSucceedsWhenHolderReleases(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "site.lock")
 	holder := holdLock(t, path)
 
+	// Closed just before the unlock: Acquire must not return before it.
 	released := make(chan struct{})
 	go func() {
 		time.Sleep(150 * time.Millisecond)
-		_ = holder.Unlock()
 		close(released)
+		_ = holder.Unlock()
 	}()
 
 	l, err := Acquire(context.Background(), path, 10*time.Second)
