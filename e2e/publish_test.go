@@ -187,7 +187,7 @@ func coreCases(t *testing.T, s *wpSite) {
 		ahead := runOpts{env: []string{"WPQUEUE_SCHEDULE_AHEAD=3"}}
 		r := s.run(t, ahead, "publish")
 		wantCode(t, r, 0)
-		wantContains(t, r, "stdout", fmt.Sprintf("nothing to do: slot %s", s.localText(sp.slots[0])))
+		wantContains(t, r, "stdout", fmt.Sprintf("already filled: slot %s", s.localText(sp.slots[0])))
 		wantContains(t, r, "stdout", fmt.Sprintf("scheduled post #%d \"Seed draft 2\" for %s", second, s.localText(sp.slots[1])))
 		wantContains(t, r, "stdout", fmt.Sprintf("scheduled post #%d \"Seed draft 3\" for %s", s.drafts[2], s.localText(sp.slots[2])))
 		rowsAfter := s.rows(t)
