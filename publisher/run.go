@@ -218,6 +218,8 @@ type Result struct {
 // update's answer, or the verification read, disagrees. wpqueue makes no
 // further change after it. The CLI maps it to exit status 5.
 type VerifyError struct {
+	// PostID is the post this run wrote, or 0 when the failure is not
+	// about a write of this run (a slot found holding two posts).
 	PostID int
 	// GivenBack reports that the run gave its own post back to the queue
 	// (so that runs reading the same stale answers cannot stack posts).
@@ -228,6 +230,9 @@ type VerifyError struct {
 }
 
 func (e *VerifyError) Error() string {
+	if e.PostID == 0 {
+		return fmt.Sprintf("verification failed: %s; wpqueue made no change", e.What)
+	}
 	if e.GivenBack {
 		return fmt.Sprintf("verification failed for post %d: %s; wpqueue gave the post back to the queue and made no other change", e.PostID, e.What)
 	}

@@ -41,6 +41,10 @@ type app struct {
 	siteNames  []string
 	timeout    time.Duration
 	flags      *pflag.FlagSet
+	// settle is how long publish waits before reading a slot that holds
+	// two posts again (another machine's give-back may be in flight);
+	// 0 does not look again.
+	settle time.Duration
 }
 
 // exitStatus carries an exit code whose message was already printed.
@@ -50,7 +54,7 @@ func (e *exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.cod
 
 // Execute runs wpqueue with args and returns the exit status.
 func Execute(ctx context.Context, args []string, s Streams) int {
-	a := &app{streams: s, now: time.Now}
+	a := &app{streams: s, now: time.Now, settle: 2 * time.Second}
 	return a.execute(ctx, args)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -83,8 +84,23 @@ func (a *app) publishSite(ctx context.Context, s config.Site, o publishOptions, 
 			return rep.fail(err)
 		}
 	}
-	if err := doubleSlots(plan); err != nil && !o.dryRun {
-		return rep.fail(err)
+	if dbl := doubleSlots(plan); dbl != nil && !o.dryRun {
+		// Another machine's run may be giving its post back right now
+		// (its write landed, its give-back is in flight): look again,
+		// read-only, before calling the slot double.
+		if a.settle > 0 {
+			if err := sleepCtx(ctx, a.settle); err != nil {
+				return rep.fail(err)
+			}
+			again, err := env.pub.Plan(ctx, env.client, plan.Now)
+			if err != nil {
+				return rep.fail(err)
+			}
+			dbl = doubleSlots(again)
+		}
+		if dbl != nil {
+			return rep.fail(dbl)
+		}
 	}
 	if len(plan.Empty()) == 0 {
 		return rep
@@ -152,6 +168,10 @@ func (a *app) runSites(ctx context.Context, command string, fn func(context.Cont
 			rep.ExitCode = exitInterrupted
 		}
 		rep.finish()
+		// One record per site and run, whatever happened (lock losers
+		// too), so that a shared --log-file counts every run.
+		log.Info("run finished", "site", s.Name, "command", command, "pid", os.Getpid(),
+			"exit_code", rep.ExitCode, "requests", rep.Requests, "error", rep.Error)
 		if err := a.print(rep, i, len(sites)); err != nil {
 			return err
 		}
@@ -175,10 +195,21 @@ func doubleSlots(p publisher.Plan) error {
 			for i, h := range sp.Holders {
 				ids[i] = fmt.Sprintf("#%d (%s)", h.ID, h.Status)
 			}
-			return &publisher.VerifyError{PostID: sp.Holders[1].ID, What: fmt.Sprintf(
+			return &publisher.VerifyError{What: fmt.Sprintf(
 				"the slot at %s holds %d posts: %s; unschedule all but one by hand",
 				sp.Slot.At.Format(time.RFC3339), len(sp.Holders), strings.Join(ids, ", "))}
 		}
 	}
 	return nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

@@ -209,7 +209,7 @@ func (h *Harness) LostAnswers(ctx context.Context, n int) Table {
 // contains it.
 func (h *Harness) ReadFaults(ctx context.Context, rounds int, only string) Table {
 	t := Table{Title: "5. Read faults (site.timeout 1s; a read is tried 4 times)",
-		Header: []string{"fault", "on the read", "how often", "exit", "took", "tries of that read", "slot after", "state, or the error (first line)", "next run: exit, state"}}
+		Header: []string{"fault", "on the read", "how often", "exit", "took", "requests of that kind", "slot after", "state, or the error (first line)", "next run: exit, state"}}
 	m, err := h.NewMachine("faults")
 	if err != nil {
 		t.Fail("%v", err)

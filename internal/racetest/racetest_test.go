@@ -143,10 +143,10 @@ func TestShimStartsTogether(t *testing.T) {
 
 // TestSmoke runs a short version of every scenario against a real
 // WordPress. It needs the Debian packages (scripts/wordpress.sh install)
-// and takes about two minutes, so it runs only with WPQUEUE_RACE=1.
+// and takes about a minute, so it runs only with WPQUEUE_RACE=1.
 func TestSmoke(t *testing.T) {
 	if os.Getenv("WPQUEUE_RACE") != "1" {
-		t.Skip("set WPQUEUE_RACE=1 to run the race harness against a real WordPress (about two minutes)")
+		t.Skip("set WPQUEUE_RACE=1 to run the race harness against a real WordPress (about a minute)")
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {

@@ -201,7 +201,7 @@ func (h *Harness) TwoMachines(ctx context.Context, rounds, n, forced int) []Tabl
 	want := h.Site.Drafts[0]
 	var done, doubles, empties, notFirst, damaged, givebacks, boundary int
 	codes, states := Hist{}, Hist{}
-	gbCols := map[string]int{}
+	gbCols := Hist{}
 	for i := 1; i <= rounds && ctx.Err() == nil; i++ {
 		var procs []Proc
 		for j := 0; j < n; j++ {
@@ -260,7 +260,7 @@ func (h *Harness) TwoMachines(ctx context.Context, rounds, n, forced int) []Tabl
 		t.Note("%d rounds straddled the slot's lead time and were not judged", boundary)
 	}
 	if len(gbCols) > 0 {
-		t.Note("columns a give-back changed (posts × rounds): %v", gbCols)
+		t.Note("columns of wp_posts a give-back changed, compared with the snapshot (times seen): %s", gbCols)
 	}
 	if doubles > 0 || damaged > 0 {
 		t.Failed = true
