@@ -30,7 +30,9 @@ import (
 
 func main() {
 	if racetest.IsShim() {
-		racetest.ShimMain()
+		code, err := racetest.ShimMain()
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(code)
 	}
 	os.Exit(run())
 }

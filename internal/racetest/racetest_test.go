@@ -2,6 +2,7 @@ package racetest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,9 @@ import (
 // TestMain lets the test binary serve as the start shim.
 func TestMain(m *testing.M) {
 	if IsShim() {
-		ShimMain()
+		code, err := ShimMain()
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

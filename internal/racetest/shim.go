@@ -13,5 +13,6 @@ const (
 // harness or test binary re-executed).
 func IsShim() bool { return shimexec.Active() }
 
-// ShimMain runs the start shim; see package shimexec. It never returns.
-func ShimMain() { shimexec.Main() }
+// ShimMain runs the start shim; see package shimexec. It returns only when
+// it could not exec the program, with the exit status to use and the error.
+func ShimMain() (int, error) { return shimexec.ExitCode, shimexec.Run() }

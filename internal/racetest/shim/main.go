@@ -3,6 +3,15 @@
 // execs its arguments.
 package main
 
-import "github.com/wpqueue/wpqueue/internal/racetest/shimexec"
+import (
+	"fmt"
+	"os"
 
-func main() { shimexec.Main() }
+	"github.com/wpqueue/wpqueue/internal/racetest/shimexec"
+)
+
+func main() {
+	err := shimexec.Run() // returns only if it could not exec
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(shimexec.ExitCode)
+}

@@ -29,19 +29,24 @@ const (
 // Active reports whether this process was started as a shim.
 func Active() bool { return os.Getenv(EnvShim) == "1" }
 
-// Main runs the shim: os.Args[1] is the program, os.Args[2:] its
-// arguments. It never returns: it execs the program or exits 127. Fd 3
+// ExitCode is the status a shim exits with when Run fails (as a shell
+// does for a command it cannot run).
+const ExitCode = 127
+
+// Run runs the shim: os.Args[1] is the program, os.Args[2:] its
+// arguments. On success it does not return: the process becomes the
+// program. It returns an error when it cannot exec; the caller exits
+// with [ExitCode]. Fd 3
 // gets "R <id> <ns>" when the shim is up and "G <id> <ns>" just before the
 // exec; every WPQUEUE_RACE_* variable is removed from the program's
 // environment.
-func Main() {
+func Run() error {
 	report := os.NewFile(3, "report")
 	id := os.Getenv(EnvShimID)
 	fmt.Fprintf(report, "R %s %d\n", id, time.Now().UnixNano())
 	at, err := strconv.ParseInt(os.Getenv(EnvStartAt), 10, 64)
 	if err != nil || len(os.Args) < 2 {
-		fmt.Fprintf(os.Stderr, "wpqueue-race shim: want %s and a program to run\n", EnvStartAt)
-		os.Exit(127)
+		return fmt.Errorf("wpqueue-race shim: want %s and a program to run", EnvStartAt)
 	}
 	prog := os.Args[1]
 	if !strings.Contains(prog, "/") {
@@ -59,6 +64,5 @@ func Main() {
 	fmt.Fprintf(report, "G %s %d\n", id, time.Now().UnixNano())
 	report.Close()
 	err = syscall.Exec(prog, os.Args[1:], env)
-	fmt.Fprintf(os.Stderr, "wpqueue-race shim: exec %s: %v\n", prog, err)
-	os.Exit(127)
+	return fmt.Errorf("wpqueue-race shim: exec %s: %w", prog, err)
 }
